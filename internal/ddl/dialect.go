@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package ddl
+
+// Dialect renders statement plans for one server. Inputs are validated types
+// only, so rendering cannot be handed raw strings.
+type Dialect interface {
+	Info() ServerInfo
+
+	// CreateDatabase claims a name: no IF NOT EXISTS, so the server's own
+	// uniqueness decides a race. PostgreSQL also revokes PUBLIC's rights.
+	CreateDatabase(db DatabaseName, cs Charset, co Collation) Plan
+	// AlterDatabase changes character set/collation in place. PostgreSQL
+	// cannot: it refuses with ImmutableAttribute.
+	AlterDatabase(db DatabaseName, cs Charset, co Collation) (Plan, error)
+	// DropDatabase drops a database this provider created.
+	DropDatabase(db DatabaseName) Plan
+
+	// CreateOwner creates the owner login and gives it the database.
+	CreateOwner(db DatabaseName, owner Username, pw Password, privs PrivilegeSet) Plan
+	// SetPassword sets a login's password. retainCurrent keeps the old one
+	// valid too where the server has dual passwords (MySQL 8.0.14+).
+	SetPassword(user Username, pw Password, retainCurrent bool) Plan
+	// DiscardOldPassword ends a retained password (empty where unsupported).
+	DiscardOldPassword(user Username) Plan
+	// TransferOwnership hands what `from` owns in db to `to` (PostgreSQL).
+	TransferOwnership(db DatabaseName, from, to Username) Plan
+	// DropLogin drops a login this provider created. On PostgreSQL what it
+	// owns in db is first reassigned to the admin, so no table is lost.
+	DropLogin(db DatabaseName, user Username) Plan
+
+	// SyncPrivileges applies a desired-state diff for one principal on one
+	// database: grants first, then revokes. dbOwner is the database's owner
+	// (PostgreSQL default privileges are per creating role).
+	SyncPrivileges(db DatabaseName, grantee, dbOwner Username, diff PrivilegeDiff) Plan
+	// RevokeAll removes every privilege of grantee on db; a missing grantee
+	// or grant is not an error.
+	RevokeAll(db DatabaseName, grantee, dbOwner Username) Plan
+}
+
+// NewDialect returns the dialect for a connected server.
+func NewDialect(info ServerInfo) Dialect {
+	if info.Flavor == FlavorPostgres {
+		return postgres{info: info}
+	}
+	return mysql{info: info}
+}
+
+// RotateOwner is a username change, create-before-drop: the handover creates
+// the new login, grants it and transfers ownership; only when that has fully
+// succeeded does the caller run drop, which removes the old login.
+func RotateOwner(d Dialect, db DatabaseName, old, new Username, pw Password, privs PrivilegeSet) (handover, drop Plan) {
+	handover = d.CreateOwner(db, new, pw, privs).Append(d.TransferOwnership(db, old, new))
+	return handover, d.DropLogin(db, old)
+}

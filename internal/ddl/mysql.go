@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package ddl
+
+import "strings"
+
+// mysql renders for MySQL 8 and MariaDB 10.6+; info decides the few
+// statements they do not share.
+type mysql struct{ info ServerInfo }
+
+func (d mysql) Info() ServerInfo { return d.info }
+
+func (d mysql) isMySQL(major, minor, patch int) bool {
+	return d.info.Flavor == FlavorMySQL && d.info.Version.AtLeast(major, minor, patch)
+}
+
+func (d mysql) CreateDatabase(db DatabaseName, cs Charset, co Collation) Plan {
+	return Plan{Statements: []Statement{
+		sql("CREATE DATABASE ", mysqlIdent(db.s), d.charsetClause(cs, co)).done(),
+	}}
+}
+
+func (d mysql) AlterDatabase(db DatabaseName, cs Charset, co Collation) (Plan, error) {
+	return Plan{Statements: []Statement{
+		sql("ALTER DATABASE ", mysqlIdent(db.s), d.charsetClause(cs, co)).done(),
+	}}, nil
+}
+
+func (d mysql) charsetClause(cs Charset, co Collation) string {
+	var b strings.Builder
+	if !cs.IsZero() {
+		b.WriteString(" CHARACTER SET " + mysqlIdent(cs.s))
+	}
+	if !co.IsZero() {
+		b.WriteString(" COLLATE " + mysqlIdent(co.s))
+	}
+	return b.String()
+}
+
+func (d mysql) DropDatabase(db DatabaseName) Plan {
+	return Plan{Statements: []Statement{sql("DROP DATABASE IF EXISTS ", mysqlIdent(db.s)).done()}}
+}
+
+func (d mysql) CreateOwner(db DatabaseName, owner Username, pw Password, privs PrivilegeSet) Plan {
+	create := sql("CREATE USER ", mysqlAccount(owner), " IDENTIFIED BY ").secret(mysqlLiteral(pw.s)).done()
+	grant := d.SyncPrivileges(db, owner, Username{}, PrivilegeDiff{Grant: grantList(d.info, privs)})
+	return Plan{
+		Statements: append([]Statement{create}, grant.Statements...),
+		Undo:       d.DropLogin(db, owner).Statements,
+	}
+}
+
+// grantList is what a fresh principal needs granted: ALL stays ALL.
+func grantList(info ServerInfo, privs PrivilegeSet) []Privilege {
+	if privs.IsAll() {
+		return []Privilege{AllPrivileges}
+	}
+	return privs.Expand(info)
+}
+
+func (d mysql) SetPassword(user Username, pw Password, retainCurrent bool) Plan {
+	b := sql("ALTER USER ", mysqlAccount(user), " IDENTIFIED BY ").secret(mysqlLiteral(pw.s))
+	if retainCurrent && d.isMySQL(8, 0, 14) {
+		b.add(" RETAIN CURRENT PASSWORD")
+	}
+	return Plan{Statements: []Statement{b.done()}}
+}
+
+func (d mysql) DiscardOldPassword(user Username) Plan {
+	if !d.isMySQL(8, 0, 14) {
+		return Plan{}
+	}
+	return Plan{Statements: []Statement{sql("ALTER USER ", mysqlAccount(user), " DISCARD OLD PASSWORD").done()}}
+}
+
+// TransferOwnership is a no-op: MySQL databases have no owner; the new
+// login's grant is what hands the database over.
+func (d mysql) TransferOwnership(DatabaseName, Username, Username) Plan { return Plan{} }
+
+func (d mysql) DropLogin(_ DatabaseName, user Username) Plan {
+	return Plan{Statements: []Statement{sql("DROP USER IF EXISTS ", mysqlAccount(user)).done()}}
+}
+
+func (d mysql) SyncPrivileges(db DatabaseName, grantee, _ Username, diff PrivilegeDiff) Plan {
+	var p Plan
+	target, account := mysqlGrantTarget(db), mysqlAccount(grantee)
+	if len(diff.Grant) > 0 {
+		p.Statements = append(p.Statements,
+			sql("GRANT ", joinPrivileges(diff.Grant), " ON ", target, " TO ", account).done())
+	}
+	var revoke []Privilege
+	grantOption := false
+	for _, r := range diff.Revoke {
+		if r == GrantOption {
+			grantOption = true
+			continue
+		}
+		revoke = append(revoke, r)
+	}
+	if len(revoke) > 0 {
+		p.Statements = append(p.Statements,
+			sql("REVOKE ", joinPrivileges(revoke), " ON ", target, " FROM ", account).done())
+	}
+	if grantOption {
+		p.Statements = append(p.Statements,
+			sql("REVOKE GRANT OPTION ON ", target, " FROM ", account).done())
+	}
+	return p
+}
+
+func (d mysql) RevokeAll(db DatabaseName, grantee, _ Username) Plan {
+	target, account := mysqlGrantTarget(db), mysqlAccount(grantee)
+	if d.isMySQL(8, 0, 30) {
+		return Plan{Statements: []Statement{
+			sql("REVOKE IF EXISTS ALL PRIVILEGES, GRANT OPTION ON ", target, " FROM ", account, " IGNORE UNKNOWN USER").done(),
+		}}
+	}
+	// MariaDB has no IF EXISTS here: a missing grant (1141) or user (1269)
+	// is tolerated by the executor instead.
+	return Plan{Statements: []Statement{
+		sql("REVOKE ALL PRIVILEGES, GRANT OPTION ON ", target, " FROM ", account).okIfMissing().done(),
+	}}
+}

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package ddl
+
+import (
+	"fmt"
+	"slices"
+)
+
+// postgres renders for PostgreSQL 15+. Statements with Database set run
+// inside the tenant database (schema and table privileges, ownership of
+// tables); the rest run on the maintenance database.
+type postgres struct {
+	info ServerInfo
+	// salt returns the SCRAM salt; random except in golden tests.
+	salt func() []byte
+}
+
+func (d postgres) verifier(pw Password) string {
+	if d.salt == nil {
+		return newScramVerifier(pw)
+	}
+	return ScramVerifier(pw, d.salt(), ScramIterations)
+}
+
+func (d postgres) Info() ServerInfo { return d.info }
+
+func (d postgres) CreateDatabase(db DatabaseName, cs Charset, co Collation) Plan {
+	b := sql("CREATE DATABASE ", pgIdent(db.s), " TEMPLATE template0")
+	if !cs.IsZero() {
+		b.add(" ENCODING ", pgLiteral(cs.s))
+	}
+	if !co.IsZero() {
+		b.add(" LOCALE ", pgLiteral(co.s))
+	}
+	return Plan{
+		Statements: []Statement{
+			b.done(),
+			// New databases grant CONNECT and TEMPORARY to PUBLIC: a tenant
+			// database is reachable only by those granted it.
+			sql("REVOKE ALL ON DATABASE ", pgIdent(db.s), " FROM PUBLIC").done(),
+		},
+		Undo: d.DropDatabase(db).Statements,
+	}
+}
+
+func (d postgres) AlterDatabase(db DatabaseName, _ Charset, _ Collation) (Plan, error) {
+	return Plan{}, refuse(ImmutableAttribute, fmt.Sprintf("database %q", db.s),
+		"PostgreSQL cannot change a database's encoding or locale after it is created.",
+		"Keep character_set and collation as they are; changing them is a migration to a new database.")
+}
+
+func (d postgres) DropDatabase(db DatabaseName) Plan {
+	return Plan{Statements: []Statement{sql("DROP DATABASE IF EXISTS ", pgIdent(db.s)).done()}}
+}
+
+// CreateOwner makes a LOGIN role whose password is a SCRAM verifier computed
+// here, lets the admin act as it (PostgreSQL 16+ does not give the creator
+// membership; 15 needs the grant to hand the database over), and makes it
+// the database owner. The owner of a PostgreSQL database has every right on
+// it and owns schema public through pg_database_owner, so privs is not
+// rendered separately.
+func (d postgres) CreateOwner(db DatabaseName, owner Username, pw Password, _ PrivilegeSet) Plan {
+	return Plan{
+		Statements: []Statement{
+			sql("CREATE ROLE ", pgIdent(owner.s), " LOGIN PASSWORD ").secret(pgLiteral(d.verifier(pw))).done(),
+			sql("GRANT ", pgIdent(owner.s), " TO CURRENT_USER").done(),
+			sql("ALTER DATABASE ", pgIdent(db.s), " OWNER TO ", pgIdent(owner.s)).done(),
+		},
+		Undo: d.DropLogin(db, owner).Statements,
+	}
+}
+
+func (d postgres) SetPassword(user Username, pw Password, _ bool) Plan {
+	return Plan{Statements: []Statement{
+		sql("ALTER ROLE ", pgIdent(user.s), " PASSWORD ").secret(pgLiteral(d.verifier(pw))).done(),
+	}}
+}
+
+// DiscardOldPassword: PostgreSQL has no dual passwords.
+func (d postgres) DiscardOldPassword(Username) Plan { return Plan{} }
+
+func (d postgres) TransferOwnership(db DatabaseName, from, to Username) Plan {
+	// REASSIGN OWNED moves the database itself (a shared object) and every
+	// table of `from` in it.
+	return Plan{Statements: []Statement{
+		sql("REASSIGN OWNED BY ", pgIdent(from.s), " TO ", pgIdent(to.s)).in(db.s).done(),
+	}}
+}
+
+// DropLogin reassigns before it drops: DROP OWNED would otherwise destroy
+// the tenant's tables with the login. Both work per database, so they run in
+// the tenant database; DROP OWNED then only removes privileges and default
+// privileges. Missing roles are tolerated so a retried drop converges.
+func (d postgres) DropLogin(db DatabaseName, user Username) Plan {
+	return Plan{Statements: []Statement{
+		sql("REASSIGN OWNED BY ", pgIdent(user.s), " TO CURRENT_USER").in(db.s).okIfMissing().done(),
+		sql("DROP OWNED BY ", pgIdent(user.s)).in(db.s).okIfMissing().done(),
+		sql("DROP ROLE IF EXISTS ", pgIdent(user.s)).done(),
+	}}
+}
+
+// splitPostgres separates database-level from table-level privileges.
+func splitPostgres(ps []Privilege) (database, table []Privilege) {
+	for _, p := range ps {
+		switch {
+		case slices.Contains(postgresDatabasePrivileges, p):
+			database = append(database, p)
+		case slices.Contains(postgresTablePrivileges, p):
+			table = append(table, p)
+		}
+	}
+	return database, table
+}
+
+// SyncPrivileges: a grant on PostgreSQL means CONNECT and USAGE on schema
+// public, the declared table privileges on every table there now, and the
+// same on tables the database owner creates later (default privileges).
+func (d postgres) SyncPrivileges(db DatabaseName, grantee, dbOwner Username, diff PrivilegeDiff) Plan {
+	var p Plan
+	dbq, g, owner := pgIdent(db.s), pgIdent(grantee.s), pgIdent(dbOwner.s)
+	add := func(b *stmt) { p.Statements = append(p.Statements, b.done()) }
+	if len(diff.Grant) > 0 {
+		var dbPrivs, tablePrivs string
+		if slices.Equal(diff.Grant, []Privilege{AllPrivileges}) {
+			dbPrivs, tablePrivs = "ALL PRIVILEGES", "ALL PRIVILEGES"
+		} else {
+			database, table := splitPostgres(diff.Grant)
+			dbPrivs = joinPrivileges(append([]Privilege{"CONNECT"}, database...))
+			tablePrivs = joinPrivileges(table)
+		}
+		add(sql("GRANT ", dbPrivs, " ON DATABASE ", dbq, " TO ", g))
+		add(sql("GRANT USAGE ON SCHEMA public TO ", g).in(db.s))
+		if tablePrivs != "" {
+			add(sql("GRANT ", tablePrivs, " ON ALL TABLES IN SCHEMA public TO ", g).in(db.s))
+			add(sql("ALTER DEFAULT PRIVILEGES FOR ROLE ", owner, " IN SCHEMA public GRANT ", tablePrivs, " ON TABLES TO ", g).in(db.s))
+		}
+	}
+	database, table := splitPostgres(diff.Revoke)
+	if len(database) > 0 {
+		add(sql("REVOKE ", joinPrivileges(database), " ON DATABASE ", dbq, " FROM ", g))
+	}
+	if len(table) > 0 {
+		tp := joinPrivileges(table)
+		add(sql("REVOKE ", tp, " ON ALL TABLES IN SCHEMA public FROM ", g).in(db.s))
+		add(sql("ALTER DEFAULT PRIVILEGES FOR ROLE ", owner, " IN SCHEMA public REVOKE ", tp, " ON TABLES FROM ", g).in(db.s))
+	}
+	return p
+}
+
+func (d postgres) RevokeAll(db DatabaseName, grantee, dbOwner Username) Plan {
+	dbq, g, owner := pgIdent(db.s), pgIdent(grantee.s), pgIdent(dbOwner.s)
+	return Plan{Statements: []Statement{
+		sql("ALTER DEFAULT PRIVILEGES FOR ROLE ", owner, " IN SCHEMA public REVOKE ALL ON TABLES FROM ", g).in(db.s).okIfMissing().done(),
+		sql("REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ", g).in(db.s).okIfMissing().done(),
+		sql("REVOKE ALL ON SCHEMA public FROM ", g).in(db.s).okIfMissing().done(),
+		sql("REVOKE ALL ON DATABASE ", dbq, " FROM ", g).okIfMissing().done(),
+	}}
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package ddl
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+)
+
+// Engine is what a user declares: the wire protocol family.
+type Engine string
+
+const (
+	EngineMySQL    Engine = "mysql"    // MySQL 8.0+ and MariaDB 10.6+
+	EnginePostgres Engine = "postgres" // PostgreSQL 15+
+)
+
+// ParseEngine validates a declared engine name.
+func ParseEngine(s string) (Engine, error) {
+	switch Engine(s) {
+	case EngineMySQL, EnginePostgres:
+		return Engine(s), nil
+	}
+	return "", refuse(InvalidIdentifier, fmt.Sprintf("engine %q", s),
+		"The engine must be \"mysql\" (MySQL 8.0+, MariaDB 10.6+) or \"postgres\" (PostgreSQL 15+).",
+		"Set engine to one of those values.")
+}
+
+// Flavor is what the server turns out to be once connected.
+type Flavor string
+
+const (
+	FlavorMySQL    Flavor = "mysql"
+	FlavorMariaDB  Flavor = "mariadb"
+	FlavorPostgres Flavor = "postgres"
+)
+
+// Engine returns the engine family a flavor belongs to.
+func (f Flavor) Engine() Engine {
+	if f == FlavorPostgres {
+		return EnginePostgres
+	}
+	return EngineMySQL
+}
+
+// Version is a server's numeric version.
+type Version struct{ Major, Minor, Patch int }
+
+func (v Version) String() string { return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch) }
+
+// AtLeast reports whether v >= major.minor.patch.
+func (v Version) AtLeast(major, minor, patch int) bool {
+	if v.Major != major {
+		return v.Major > major
+	}
+	if v.Minor != minor {
+		return v.Minor > minor
+	}
+	return v.Patch >= patch
+}
+
+var versionPrefix = regexp.MustCompile(`^(\d+)(?:\.(\d+))?(?:\.(\d+))?`)
+
+// ParseVersion reads the leading numeric version of a server's version string:
+// "8.0.36", "10.11.6-MariaDB-0+deb12u1", "15.18 (Debian 15.18-0+deb12u1)".
+func ParseVersion(s string) (Version, error) {
+	m := versionPrefix.FindStringSubmatch(s)
+	if m == nil {
+		return Version{}, fmt.Errorf("unrecognised server version %q", s)
+	}
+	var v Version
+	v.Major, _ = strconv.Atoi(m[1])
+	if m[2] != "" {
+		v.Minor, _ = strconv.Atoi(m[2])
+	}
+	if m[3] != "" {
+		v.Patch, _ = strconv.Atoi(m[3])
+	}
+	return v, nil
+}
+
+// ServerInfo is the flavor and version of a connected server; dialects use
+// it to choose syntax (MySQL-8-only statements, MariaDB privilege sets).
+type ServerInfo struct {
+	Flavor  Flavor
+	Version Version
+}
+
+func (s ServerInfo) String() string { return fmt.Sprintf("%s %s", s.Flavor, s.Version) }
+
+// minimumVersion is the oldest supported release of each flavor.
+var minimumVersion = map[Flavor]Version{
+	FlavorMySQL:    {8, 0, 0},
+	FlavorMariaDB:  {10, 6, 0},
+	FlavorPostgres: {15, 0, 0},
+}
+
+// CheckSupported refuses servers older than the supported minimum with
+// UnsupportedServer, and a flavor that does not match the declared engine.
+func CheckSupported(server string, declared Engine, info ServerInfo) error {
+	min, ok := minimumVersion[info.Flavor]
+	if !ok {
+		return refuse(UnsupportedServer, fmt.Sprintf("server %q", server),
+			fmt.Sprintf("The server reports an unknown flavor %q.", info.Flavor),
+			"Use MySQL 8.0+, MariaDB 10.6+ or PostgreSQL 15+.")
+	}
+	if info.Flavor.Engine() != declared {
+		return refuse(UnsupportedServer, fmt.Sprintf("server %q", server),
+			fmt.Sprintf("The server is %s, but the configuration declares engine %q.", info, declared),
+			fmt.Sprintf("Set engine = %q or point host/port at a %s server.", info.Flavor.Engine(), declared))
+	}
+	if !info.Version.AtLeast(min.Major, min.Minor, min.Patch) {
+		return refuse(UnsupportedServer, fmt.Sprintf("server %q", server),
+			fmt.Sprintf("The server is %s; tenantdb needs %s %d.%d or later.", info, info.Flavor, min.Major, min.Minor),
+			"Upgrade the server or manage it without tenantdb.")
+	}
+	return nil
+}

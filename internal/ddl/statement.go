@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package ddl
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Tolerance says which server errors mean "already done" for a statement,
+// so that revokes and drops are idempotent on retry.
+type Tolerance int
+
+const (
+	// TolerateNothing: every error is an error.
+	TolerateNothing Tolerance = iota
+	// TolerateMissing: the object, grant or principal being removed is
+	// already gone (MariaDB 1141/1147/1269, PostgreSQL 42704).
+	TolerateMissing
+)
+
+// Statement is one SQL statement of a plan. Its text is only reachable
+// through SQL(), which the executor calls; every other form (String, %v,
+// %+v, %#v) is the redacted text, in which each secret literal is replaced.
+type Statement struct {
+	sql      string
+	redacted string
+	// Database is the PostgreSQL database the statement must run in; ""
+	// means the maintenance database. Ignored on MySQL/MariaDB.
+	Database string
+	// Tolerate lists the error classes that count as success.
+	Tolerate Tolerance
+}
+
+// SQL returns the exact statement text, secrets included. Only the executor
+// may call it, and it must never log or return it.
+func (s Statement) SQL() string { return s.sql }
+
+// String returns the redacted text, safe for logs and diagnostics.
+func (s Statement) String() string { return s.redacted }
+
+// GoString keeps %#v from printing the secret.
+func (s Statement) GoString() string { return fmt.Sprintf("ddl.Statement(%q)", s.redacted) }
+
+// Format makes every fmt verb print the redacted text.
+func (s Statement) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		fmt.Fprint(f, s.GoString())
+		return
+	}
+	fmt.Fprint(f, s.redacted)
+}
+
+// Plan is an ordered list of statements and, for creates, the statements
+// that undo what the plan made when a statement after the first fails.
+type Plan struct {
+	Statements []Statement
+	Undo       []Statement
+}
+
+// Empty reports whether the plan runs nothing.
+func (p Plan) Empty() bool { return len(p.Statements) == 0 }
+
+// String is the redacted plan, one statement per line.
+func (p Plan) String() string {
+	var b strings.Builder
+	for _, s := range p.Statements {
+		writeStatement(&b, s)
+	}
+	if len(p.Undo) > 0 {
+		b.WriteString("-- undo\n")
+		for _, s := range p.Undo {
+			writeStatement(&b, s)
+		}
+	}
+	return b.String()
+}
+
+func writeStatement(b *strings.Builder, s Statement) {
+	if s.Database != "" {
+		fmt.Fprintf(b, "-- in database %s\n", s.Database)
+	}
+	b.WriteString(s.redacted)
+	b.WriteString(";\n")
+}
+
+// Append concatenates plans; the undo of a later plan runs first.
+func (p Plan) Append(q Plan) Plan {
+	return Plan{
+		Statements: append(append([]Statement(nil), p.Statements...), q.Statements...),
+		Undo:       append(append([]Statement(nil), q.Undo...), p.Undo...),
+	}
+}
+
+// stmt builds statements: text is appended in parallel to the real and the
+// redacted form, secrets only to the real one.
+type stmt struct {
+	real, red strings.Builder
+	database  string
+	tolerate  Tolerance
+}
+
+func (b *stmt) add(parts ...string) *stmt {
+	for _, p := range parts {
+		b.real.WriteString(p)
+		b.red.WriteString(p)
+	}
+	return b
+}
+
+func (b *stmt) secret(literal string) *stmt {
+	b.real.WriteString(literal)
+	b.red.WriteString("'[redacted]'")
+	return b
+}
+
+func (b *stmt) in(db string) *stmt { b.database = db; return b }
+
+func (b *stmt) okIfMissing() *stmt { b.tolerate = TolerateMissing; return b }
+
+func (b *stmt) done() Statement {
+	return Statement{sql: b.real.String(), redacted: b.red.String(), Database: b.database, Tolerate: b.tolerate}
+}
+
+// sql is shorthand for a statement without secrets.
+func sql(parts ...string) *stmt { return new(stmt).add(parts...) }

@@ -1,0 +1,61 @@
+-- == create database (defaults) ==
+CREATE DATABASE `acme_1` CHARACTER SET `utf8mb4` COLLATE `utf8mb4_unicode_ci`;
+
+-- == alter database ==
+ALTER DATABASE `acme_1` CHARACTER SET `utf8mb4` COLLATE `utf8mb4_unicode_ci`;
+
+-- == drop database ==
+DROP DATABASE IF EXISTS `acme_1`;
+
+-- == create owner (ALL PRIVILEGES) ==
+CREATE USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
+GRANT ALL PRIVILEGES ON `acme\_1`.* TO 'acme_app'@'%';
+-- undo
+DROP USER IF EXISTS 'acme_app'@'%';
+
+-- == create owner (SELECT, DELETE) ==
+CREATE USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
+GRANT DELETE, SELECT ON `acme\_1`.* TO 'acme_app'@'%';
+-- undo
+DROP USER IF EXISTS 'acme_app'@'%';
+
+-- == set password ==
+ALTER USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
+
+-- == set password, retaining the current one ==
+ALTER USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
+
+-- == discard old password ==
+
+-- == rotate owner: handover ==
+CREATE USER 'acme_app2'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
+GRANT ALL PRIVILEGES ON `acme\_1`.* TO 'acme_app2'@'%';
+-- undo
+DROP USER IF EXISTS 'acme_app2'@'%';
+
+-- == rotate owner: drop old ==
+DROP USER IF EXISTS 'acme_app'@'%';
+
+-- == drop login ==
+DROP USER IF EXISTS 'acme_app'@'%';
+
+-- == grant: fresh SELECT, DELETE ==
+GRANT DELETE, SELECT ON `acme\_1`.* TO 'maester'@'%';
+
+-- == grant: fresh ALL ==
+GRANT ALL PRIVILEGES ON `acme\_1`.* TO 'maester'@'%';
+
+-- == grant: narrow ALL to SELECT, DELETE ==
+REVOKE ALTER, ALTER ROUTINE, CREATE, CREATE ROUTINE, CREATE TEMPORARY TABLES, CREATE VIEW, DROP, EVENT, EXECUTE, INDEX, INSERT, LOCK TABLES, REFERENCES, SHOW VIEW, TRIGGER, UPDATE ON `acme\_1`.* FROM 'maester'@'%';
+
+-- == grant: swap INSERT for DELETE ==
+GRANT DELETE ON `acme\_1`.* TO 'maester'@'%';
+REVOKE INSERT ON `acme\_1`.* FROM 'maester'@'%';
+
+-- == grant: revoke all ==
+-- ok if already gone
+REVOKE ALL PRIVILEGES, GRANT OPTION ON `acme\_1`.* FROM 'maester'@'%';
+
+-- == admin rights: statements that grant them ==
+GRANT CREATE, DROP, CREATE USER ON *.* TO 'tenantdb_admin'@'%';
+GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, REFERENCES, INDEX, ALTER, CREATE TEMPORARY TABLES, LOCK TABLES, CREATE VIEW, SHOW VIEW, CREATE ROUTINE, ALTER ROUTINE, EXECUTE, EVENT, TRIGGER ON *.* TO 'tenantdb_admin'@'%' WITH GRANT OPTION;

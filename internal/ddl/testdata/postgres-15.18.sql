@@ -1,0 +1,132 @@
+-- == create database (defaults) ==
+CREATE DATABASE "acme_1" TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C';
+REVOKE ALL ON DATABASE "acme_1" FROM PUBLIC;
+-- undo
+DROP DATABASE IF EXISTS "acme_1";
+
+-- == alter database ==
+-- refused: ImmutableAttribute
+
+-- == drop database ==
+DROP DATABASE IF EXISTS "acme_1";
+
+-- == create owner (ALL PRIVILEGES) ==
+CREATE ROLE "acme_app" LOGIN PASSWORD 'SCRAM-SHA-256$4096:MDEyMzQ1Njc4OWFiY2RlZg==$dPnV68SGB4Teee7+aoMQgM6fS4RtAg9J61PnVKC1340=:ObQfpLzTU2K/mjuYL0+Bqup88/0yYN57EOXXDkxRgwk=';
+GRANT "acme_app" TO CURRENT_USER;
+ALTER DATABASE "acme_1" OWNER TO "acme_app";
+-- undo
+-- in database acme_1
+-- ok if already gone
+REASSIGN OWNED BY "acme_app" TO CURRENT_USER;
+-- in database acme_1
+-- ok if already gone
+DROP OWNED BY "acme_app";
+DROP ROLE IF EXISTS "acme_app";
+
+-- == create owner (SELECT, DELETE) ==
+CREATE ROLE "acme_app" LOGIN PASSWORD 'SCRAM-SHA-256$4096:MDEyMzQ1Njc4OWFiY2RlZg==$dPnV68SGB4Teee7+aoMQgM6fS4RtAg9J61PnVKC1340=:ObQfpLzTU2K/mjuYL0+Bqup88/0yYN57EOXXDkxRgwk=';
+GRANT "acme_app" TO CURRENT_USER;
+ALTER DATABASE "acme_1" OWNER TO "acme_app";
+-- undo
+-- in database acme_1
+-- ok if already gone
+REASSIGN OWNED BY "acme_app" TO CURRENT_USER;
+-- in database acme_1
+-- ok if already gone
+DROP OWNED BY "acme_app";
+DROP ROLE IF EXISTS "acme_app";
+
+-- == set password ==
+ALTER ROLE "acme_app" PASSWORD 'SCRAM-SHA-256$4096:MDEyMzQ1Njc4OWFiY2RlZg==$dPnV68SGB4Teee7+aoMQgM6fS4RtAg9J61PnVKC1340=:ObQfpLzTU2K/mjuYL0+Bqup88/0yYN57EOXXDkxRgwk=';
+
+-- == set password, retaining the current one ==
+ALTER ROLE "acme_app" PASSWORD 'SCRAM-SHA-256$4096:MDEyMzQ1Njc4OWFiY2RlZg==$dPnV68SGB4Teee7+aoMQgM6fS4RtAg9J61PnVKC1340=:ObQfpLzTU2K/mjuYL0+Bqup88/0yYN57EOXXDkxRgwk=';
+
+-- == discard old password ==
+
+-- == rotate owner: handover ==
+CREATE ROLE "acme_app2" LOGIN PASSWORD 'SCRAM-SHA-256$4096:MDEyMzQ1Njc4OWFiY2RlZg==$dPnV68SGB4Teee7+aoMQgM6fS4RtAg9J61PnVKC1340=:ObQfpLzTU2K/mjuYL0+Bqup88/0yYN57EOXXDkxRgwk=';
+GRANT "acme_app2" TO CURRENT_USER;
+ALTER DATABASE "acme_1" OWNER TO "acme_app2";
+-- in database acme_1
+REASSIGN OWNED BY "acme_app" TO "acme_app2";
+-- undo
+-- in database acme_1
+-- ok if already gone
+REASSIGN OWNED BY "acme_app2" TO CURRENT_USER;
+-- in database acme_1
+-- ok if already gone
+DROP OWNED BY "acme_app2";
+DROP ROLE IF EXISTS "acme_app2";
+
+-- == rotate owner: drop old ==
+-- in database acme_1
+-- ok if already gone
+REASSIGN OWNED BY "acme_app" TO CURRENT_USER;
+-- in database acme_1
+-- ok if already gone
+DROP OWNED BY "acme_app";
+DROP ROLE IF EXISTS "acme_app";
+
+-- == drop login ==
+-- in database acme_1
+-- ok if already gone
+REASSIGN OWNED BY "acme_app" TO CURRENT_USER;
+-- in database acme_1
+-- ok if already gone
+DROP OWNED BY "acme_app";
+DROP ROLE IF EXISTS "acme_app";
+
+-- == grant: fresh SELECT, DELETE ==
+GRANT CONNECT ON DATABASE "acme_1" TO "maester";
+-- in database acme_1
+GRANT USAGE ON SCHEMA public TO "maester";
+-- in database acme_1
+GRANT DELETE, SELECT ON ALL TABLES IN SCHEMA public TO "maester";
+-- in database acme_1
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app" IN SCHEMA public GRANT DELETE, SELECT ON TABLES TO "maester";
+
+-- == grant: fresh ALL ==
+GRANT ALL PRIVILEGES ON DATABASE "acme_1" TO "maester";
+-- in database acme_1
+GRANT USAGE ON SCHEMA public TO "maester";
+-- in database acme_1
+GRANT ALL PRIVILEGES ON ALL TABLES IN SCHEMA public TO "maester";
+-- in database acme_1
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app" IN SCHEMA public GRANT ALL PRIVILEGES ON TABLES TO "maester";
+
+-- == grant: narrow ALL to SELECT, DELETE ==
+REVOKE CREATE, TEMPORARY ON DATABASE "acme_1" FROM "maester";
+-- in database acme_1
+REVOKE INSERT, REFERENCES, TRIGGER, TRUNCATE, UPDATE ON ALL TABLES IN SCHEMA public FROM "maester";
+-- in database acme_1
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app" IN SCHEMA public REVOKE INSERT, REFERENCES, TRIGGER, TRUNCATE, UPDATE ON TABLES FROM "maester";
+
+-- == grant: swap INSERT for DELETE ==
+GRANT CONNECT ON DATABASE "acme_1" TO "maester";
+-- in database acme_1
+GRANT USAGE ON SCHEMA public TO "maester";
+-- in database acme_1
+GRANT DELETE ON ALL TABLES IN SCHEMA public TO "maester";
+-- in database acme_1
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app" IN SCHEMA public GRANT DELETE ON TABLES TO "maester";
+-- in database acme_1
+REVOKE INSERT ON ALL TABLES IN SCHEMA public FROM "maester";
+-- in database acme_1
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app" IN SCHEMA public REVOKE INSERT ON TABLES FROM "maester";
+
+-- == grant: revoke all ==
+-- in database acme_1
+-- ok if already gone
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app" IN SCHEMA public REVOKE ALL ON TABLES FROM "maester";
+-- in database acme_1
+-- ok if already gone
+REVOKE ALL ON ALL TABLES IN SCHEMA public FROM "maester";
+-- in database acme_1
+-- ok if already gone
+REVOKE ALL ON SCHEMA public FROM "maester";
+-- ok if already gone
+REVOKE ALL ON DATABASE "acme_1" FROM "maester";
+
+-- == admin rights: statements that grant them ==
+ALTER ROLE "tenantdb_admin" CREATEDB CREATEROLE;

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MPL-2.0
+
+// Package provider is the Terraform glue of tenantdb: schemas, validators,
+// plan modifiers and CRUD that call internal/ddl and internal/dbclient.
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var _ provider.Provider = &tenantdbProvider{}
+
+// New returns a provider factory for providerserver.Serve and tests.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider { return &tenantdbProvider{version: version} }
+}
+
+type tenantdbProvider struct {
+	version string
+}
+
+type providerModel struct {
+	AdminPasswords types.Map `tfsdk:"admin_passwords"`
+}
+
+func (p *tenantdbProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "tenantdb"
+	resp.Version = p.version
+}
+
+func (p *tenantdbProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Provisions tenant databases on shared MySQL 8, MariaDB and PostgreSQL servers: " +
+			"one database per tenant, the one login that owns it, and grants for principals that already exist. " +
+			"Safe by default: nothing is dropped unless configured and created by this provider, and no password " +
+			"is ever written to state.",
+		Attributes: map[string]schema.Attribute{
+			"admin_passwords": schema.MapAttribute{
+				MarkdownDescription: "Admin passwords keyed by `tenantdb_db_server` name. Provider configuration is " +
+					"never written to state, so values may come from variables or ephemeral resources. A server " +
+					"missing here falls back to the environment variable `TENANTDB_ADMIN_PASSWORD_<NAME>` (the " +
+					"name upper-cased, every character outside `[A-Z0-9]` replaced by `_`).",
+				ElementType: types.StringType,
+				Optional:    true,
+				Sensitive:   true,
+			},
+		},
+	}
+}
+
+func (p *tenantdbProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+}
+
+func (p *tenantdbProvider) Resources(_ context.Context) []func() resource.Resource {
+	return nil
+}
+
+func (p *tenantdbProvider) DataSources(_ context.Context) []func() datasource.DataSource {
+	return nil
+}
