@@ -25,11 +25,16 @@ func mysqlAccount(u Username) string { return mysqlLiteral(u.s) + "@'%'" }
 // mysqlGrantTarget renders `db`.* with LIKE wildcards escaped: database
 // names in GRANT are patterns, and acme_1 must never match acmeX1.
 func mysqlGrantTarget(db DatabaseName) string {
-	escaped := strings.NewReplacer(`\`, `\\`, `_`, `\_`, `%`, `\%`).Replace(db.s)
-	return mysqlIdent(escaped) + ".*"
+	return mysqlIdent(MySQLGrantPattern(db)) + ".*"
 }
 
 func pgIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // pgLiteral is exact with standard_conforming_strings = on.
 func pgLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// MySQLGrantPattern is the database name as GRANT stores it in mysql.db:
+// with LIKE wildcards escaped. Read-back queries use it as a plain value.
+func MySQLGrantPattern(db DatabaseName) string {
+	return strings.NewReplacer(`\`, `\\`, `_`, `\_`, `%`, `\%`).Replace(db.s)
+}

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// Class says what an error means for a retry.
+type Class int
+
+const (
+	// Terminal: the server's verdict (access denied, syntax, exists).
+	Terminal Class = iota
+	// Transient: read-only, lock wait, deadlock, too many connections,
+	// shutdown; nothing happened, retrying is safe.
+	Transient
+	// OutcomeUnknown: the connection was lost mid-statement; the statement
+	// may or may not have run. Read state back before retrying.
+	OutcomeUnknown
+)
+
+func (c Class) String() string {
+	return [...]string{"terminal", "transient", "outcome-unknown"}[c]
+}
+
+var (
+	mysqlTransient = map[uint16]bool{
+		1290: true, 1836: true, // read-only
+		1205: true, 1213: true, // lock wait timeout, deadlock
+		1040: true, 1203: true, // too many connections
+		1053: true, 1927: true, // server shutdown, connection killed
+	}
+	mysqlOutcomeUnknown = map[uint16]bool{2006: true, 2013: true}
+	pgTransient         = map[string]bool{
+		"25006": true,                // read_only_sql_transaction
+		"57P01": true, "57P03": true, // admin shutdown, cannot connect now
+		"53300": true,                // too many connections
+		"40001": true, "40P01": true, // serialization failure, deadlock
+		"55P03": true, // lock not available
+	}
+)
+
+// Classify sorts an error into terminal, transient and outcome-unknown.
+func Classify(err error) Class {
+	if err == nil {
+		return Terminal
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch {
+		case mysqlTransient[me.Number]:
+			return Transient
+		case mysqlOutcomeUnknown[me.Number]:
+			return OutcomeUnknown
+		}
+		return Terminal
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pgTransient[pe.Code]:
+			return Transient
+		case pe.Code == "XX000" && strings.Contains(pe.Message, "tuple concurrently updated"):
+			return Transient
+		case strings.HasPrefix(pe.Code, "08"):
+			return OutcomeUnknown
+		}
+		return Terminal
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return Terminal
+	}
+	if pgconn.SafeToRetry(err) {
+		return Transient // pgx knows nothing was sent
+	}
+	var ne net.Error
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return Transient // nothing was sent
+	}
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return OutcomeUnknown
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return Transient
+	}
+	return Terminal
+}
+
+// codeOf returns "mysql:<n>" or "pg:<sqlstate>" for a server error, else "".
+func codeOf(err error) string {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return fmt.Sprintf("mysql:%d", me.Number)
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return "pg:" + pe.Code
+	}
+	return ""
+}
+
+// Error codes that mean a specific condition.
+var (
+	// already exists: the claim was lost.
+	codesDatabaseExists = map[string]bool{"mysql:1007": true, "pg:42P04": true}
+	codesUserExists     = map[string]bool{"mysql:1396": true, "pg:42710": true, "pg:23505": true}
+	// gone already: revoking or dropping it again is done.
+	codesMissing = map[string]bool{
+		"mysql:1141": true, "mysql:1147": true, "mysql:1269": true, "mysql:1403": true,
+		"mysql:1008": true, "mysql:1049": true,
+		"pg:42704": true, "pg:3D000": true,
+	}
+	codesAccessDenied = map[string]bool{
+		"mysql:1044": true, "mysql:1045": true, "mysql:1227": true, "mysql:1410": true, "mysql:1142": true,
+		"pg:42501": true, "pg:28P01": true, "pg:28000": true,
+	}
+)
+
+// IsDatabaseExists reports a lost CREATE DATABASE claim.
+func IsDatabaseExists(err error) bool { return codesDatabaseExists[codeOf(err)] }
+
+// IsUserExists reports a lost CREATE USER/ROLE claim.
+func IsUserExists(err error) bool { return codesUserExists[codeOf(err)] }
+
+// IsAccessDenied reports the server refusing the admin a right.
+func IsAccessDenied(err error) bool { return codesAccessDenied[codeOf(err)] }
+
+// IsMissing reports an object, grant or principal that does not exist.
+func IsMissing(err error) bool { return codesMissing[codeOf(err)] }
+
+// StatementError is a failed statement. It carries the redacted statement
+// and, only for statements without secrets, the server's message (a MySQL
+// syntax error quotes the statement, which could hold a password).
+type StatementError struct {
+	Server    string
+	Statement string // redacted
+	Class     Class
+	Code      string
+	Message   string
+	err       error
+}
+
+func (e *StatementError) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = "(server message withheld: the statement carries a secret)"
+	}
+	return fmt.Sprintf("%s: %s failed (%s, %s): %s", e.Server, e.Statement, e.Code, e.Class, msg)
+}
+
+// Unwrap exposes the driver error for errors.As (codes), except where its
+// text might quote a secret.
+func (e *StatementError) Unwrap() error {
+	if e.Message == "" {
+		return secretSafe{code: e.Code, inner: e.err}
+	}
+	return e.err
+}
+
+// secretSafe keeps codes reachable through errors.As but never prints the
+// driver's message.
+type secretSafe struct {
+	code  string
+	inner error
+}
+
+func (s secretSafe) Error() string { return "server error " + s.code }
+func (s secretSafe) Unwrap() error { return s.inner }
+
+func newStatementError(server string, st ddl.Statement, err error) *StatementError {
+	se := &StatementError{Server: server, Statement: st.String(), Class: Classify(err), Code: codeOf(err), err: err}
+	if se.Code == "" {
+		se.Code = "client"
+	}
+	if st.SQL() == st.String() {
+		se.Message = serverMessage(err)
+	}
+	return se
+}
+
+func serverMessage(err error) string {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Message
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Message
+	}
+	return err.Error()
+}
+
+// Unavailable wraps exhausted retries as a PrimaryUnavailable refusal.
+func unavailable(spec Spec, last error) error {
+	return &ddl.Error{
+		Reason: ddl.PrimaryUnavailable,
+		Object: spec.describe(),
+		Why:    fmt.Sprintf("The server did not accept the operation after retries: %v", last),
+		Fix:    "Check that the primary is reachable and writable (not read-only or failing over), then apply again.",
+	}
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// Retry budget for transient errors within one operation.
+var (
+	retryAttempts = 6
+	retryBase     = 200 * time.Millisecond
+	retryMax      = 3 * time.Second
+)
+
+// retry runs fn until it succeeds, fails terminally, or the transient budget
+// is spent (then PrimaryUnavailable). Outcome-unknown errors are returned to
+// the caller, who must read state back before trying again.
+func retry(ctx context.Context, spec Spec, fn func(context.Context) error) error {
+	delay := retryBase
+	var err error
+	for attempt := 0; attempt < retryAttempts; attempt++ {
+		err = fn(ctx)
+		if err == nil || Classify(err) != Transient {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, retryMax)
+	}
+	return unavailable(spec, err)
+}
+
+// Exec runs a plan's statements in order. A transient failure retries the
+// statement; a statement marked TolerateMissing succeeds when its target is
+// already gone. When a statement after the first fails, the plan's Undo runs
+// (best effort) so a failed create leaves nothing half-made, and the
+// original error is returned.
+func (s *Server) Exec(ctx context.Context, plan ddl.Plan) error {
+	for i, st := range plan.Statements {
+		if err := s.execOne(ctx, st); err != nil {
+			if i > 0 && len(plan.Undo) > 0 {
+				for _, u := range plan.Undo {
+					_ = s.execOne(context.WithoutCancel(ctx), u)
+				}
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
+	err := retry(ctx, s.spec, func(ctx context.Context) error {
+		return s.run(ctx, st)
+	})
+	if err == nil {
+		return nil
+	}
+	var refusal *ddl.Error
+	if errors.As(err, &refusal) {
+		return err
+	}
+	if st.Tolerate == ddl.TolerateMissing && IsMissing(err) {
+		return nil
+	}
+	return newStatementError(s.spec.Name, st, err)
+}
+
+func (s *Server) run(ctx context.Context, st ddl.Statement) error {
+	db := s.db
+	if st.Database != "" && s.spec.Engine == ddl.EnginePostgres {
+		tdb, release, err := s.tenantDB(st.Database)
+		if err != nil {
+			return err
+		}
+		defer release()
+		db = tdb
+	}
+	_, err := db.ExecContext(ctx, st.SQL())
+	return err
+}
+
+// query runs a read on the admin pool with retries.
+func (s *Server) query(ctx context.Context, fn func(ctx context.Context, db *sql.DB) error) error {
+	return retry(ctx, s.spec, func(ctx context.Context) error { return fn(ctx, s.db) })
+}
+
+// queryIn runs a read inside a tenant database (PostgreSQL).
+func (s *Server) queryIn(ctx context.Context, database string, fn func(ctx context.Context, db *sql.DB) error) error {
+	return retry(ctx, s.spec, func(ctx context.Context) error {
+		db, release, err := s.tenantDB(database)
+		if err != nil {
+			return err
+		}
+		defer release()
+		return fn(ctx, db)
+	})
+}

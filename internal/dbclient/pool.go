@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// Pool sizes. Terraform runs 10 operations at once by default; the admin
+// pool serves them all, tenant-database pools (PostgreSQL) are few, small
+// and closed when idle.
+const (
+	adminPoolMaxOpen    = 8
+	adminPoolMaxIdle    = 4
+	tenantPoolMaxOpen   = 1
+	maxTenantPools      = 2
+	tenantPoolIdleClose = 2 * time.Second
+	connectTimeout      = 10 * time.Second
+)
+
+// Registry holds one Server per admin spec for the life of the process.
+type Registry struct {
+	mu      sync.Mutex
+	servers map[string]*Server
+	opened  atomic.Int64 // connections opened, all servers
+}
+
+// NewRegistry returns an empty registry; a provider process has one.
+func NewRegistry() *Registry { return &Registry{servers: map[string]*Server{}} }
+
+// ConnectionsOpened reports how many connections this registry has opened.
+func (r *Registry) ConnectionsOpened() int64 { return r.opened.Load() }
+
+// Server returns the server for spec, connecting and detecting its flavor
+// on first use. Later calls reuse the pool and the detected version.
+func (r *Registry) Server(ctx context.Context, spec Spec) (*Server, error) {
+	key := spec.poolKey()
+	r.mu.Lock()
+	s, ok := r.servers[key]
+	if !ok {
+		s = &Server{spec: spec, registry: r, tenantPools: map[string]*tenantPool{}}
+		r.servers[key] = s
+	}
+	r.mu.Unlock()
+	if err := s.init(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes every pool.
+func (r *Registry) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, s := range r.servers {
+		s.close()
+		delete(r.servers, k)
+	}
+}
+
+// Server is one database server reached as its admin.
+type Server struct {
+	spec     Spec
+	registry *Registry
+
+	initMu sync.Mutex
+	ready  bool
+	db     *sql.DB // admin pool on the maintenance database
+	info   ddl.ServerInfo
+
+	poolMu      sync.Mutex
+	tenantPools map[string]*tenantPool
+}
+
+type tenantPool struct {
+	db       *sql.DB
+	lastUsed time.Time
+	inUse    int
+}
+
+// Info is the detected flavor and version.
+func (s *Server) Info() ddl.ServerInfo { return s.info }
+
+// Dialect renders for this server.
+func (s *Server) Dialect() ddl.Dialect { return ddl.NewDialect(s.info) }
+
+// Spec is how this server is reached.
+func (s *Server) Spec() Spec { return s.spec }
+
+func (s *Server) init(ctx context.Context) error {
+	s.initMu.Lock()
+	defer s.initMu.Unlock()
+	if s.ready {
+		return nil
+	}
+	db, err := s.open("")
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.spec.describe(), err)
+	}
+	db.SetMaxOpenConns(adminPoolMaxOpen)
+	db.SetMaxIdleConns(adminPoolMaxIdle)
+	db.SetConnMaxIdleTime(time.Minute)
+	info, err := detect(ctx, s.spec, db)
+	if err != nil {
+		db.Close()
+		return err
+	}
+	if err := ddl.CheckSupported(s.spec.Name, s.spec.Engine, info); err != nil {
+		db.Close()
+		return err
+	}
+	s.db, s.info, s.ready = db, info, true
+	return nil
+}
+
+func (s *Server) close() {
+	s.poolMu.Lock()
+	for name, p := range s.tenantPools {
+		p.db.Close()
+		delete(s.tenantPools, name)
+	}
+	s.poolMu.Unlock()
+	if s.db != nil {
+		s.db.Close()
+	}
+}
+
+// open returns a database/sql pool on database ("" = maintenance).
+func (s *Server) open(database string) (*sql.DB, error) {
+	tlsCfg, err := s.spec.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+	counter := func() { s.registry.opened.Add(1) }
+	switch s.spec.Engine {
+	case ddl.EngineMySQL:
+		cfg := mysql.NewConfig()
+		cfg.User, cfg.Passwd = s.spec.Username, s.spec.Password.Reveal()
+		cfg.Net, cfg.Addr = "tcp", fmt.Sprintf("%s:%d", s.spec.Host, s.spec.Port)
+		cfg.DBName = database
+		cfg.TLS = tlsCfg
+		cfg.Timeout = connectTimeout
+		cfg.Params = map[string]string{"sql_mode": "'" + ddl.MySQLSessionSQLMode + "'"}
+		cfg.Collation = "utf8mb4_general_ci"
+		cfg.InterpolateParams = false
+		cfg.AllowNativePasswords = true
+		conn, err := mysql.NewConnector(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return sql.OpenDB(countingConnector{conn, counter}), nil
+	case ddl.EnginePostgres:
+		cfg, err := pgx.ParseConfig("sslmode=disable")
+		if err != nil {
+			return nil, err
+		}
+		cfg.Host, cfg.Port = s.spec.Host, uint16(s.spec.Port)
+		cfg.User, cfg.Password = s.spec.Username, s.spec.Password.Reveal()
+		cfg.Database = database
+		if database == "" {
+			cfg.Database = "postgres"
+		}
+		cfg.TLSConfig = tlsCfg
+		cfg.Fallbacks = nil
+		cfg.ConnectTimeout = connectTimeout
+		for k, v := range ddl.PostgresRuntimeParams {
+			cfg.RuntimeParams[k] = v
+		}
+		cfg.RuntimeParams["application_name"] = "tenantdb"
+		return stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(func(context.Context, *pgx.Conn) error {
+			counter()
+			return nil
+		})), nil
+	}
+	return nil, fmt.Errorf("unknown engine %q", s.spec.Engine)
+}
+
+// detect reads flavor and version from a fresh connection.
+func detect(ctx context.Context, spec Spec, db *sql.DB) (ddl.ServerInfo, error) {
+	var version string
+	var err error
+	err = retry(ctx, spec, func(ctx context.Context) error {
+		if spec.Engine == ddl.EnginePostgres {
+			return db.QueryRowContext(ctx, "SHOW server_version").Scan(&version)
+		}
+		return db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version)
+	})
+	if err != nil {
+		return ddl.ServerInfo{}, connectError(spec, err)
+	}
+	v, err := ddl.ParseVersion(version)
+	if err != nil {
+		return ddl.ServerInfo{}, err
+	}
+	flavor := ddl.FlavorPostgres
+	if spec.Engine == ddl.EngineMySQL {
+		flavor = ddl.FlavorMySQL
+		if strings.Contains(strings.ToLower(version), "mariadb") {
+			flavor = ddl.FlavorMariaDB
+		}
+	}
+	return ddl.ServerInfo{Flavor: flavor, Version: v}, nil
+}
+
+// connectError names the server and says what to check.
+func connectError(spec Spec, err error) error {
+	if _, ok := err.(*ddl.Error); ok {
+		return err
+	}
+	return fmt.Errorf("cannot connect to %s: %w", spec.describe(), err)
+}
+
+// tenantDB returns a small pool inside one tenant database (PostgreSQL
+// statements that act on schemas and tables). Call release when done; idle
+// pools are closed, and at most maxTenantPools stay open.
+func (s *Server) tenantDB(database string) (*sql.DB, func(), error) {
+	s.poolMu.Lock()
+	defer s.poolMu.Unlock()
+	s.reapLocked(false)
+	p, ok := s.tenantPools[database]
+	if !ok {
+		db, err := s.open(database)
+		if err != nil {
+			return nil, nil, err
+		}
+		db.SetMaxOpenConns(tenantPoolMaxOpen)
+		db.SetMaxIdleConns(tenantPoolMaxOpen)
+		db.SetConnMaxIdleTime(tenantPoolIdleClose)
+		p = &tenantPool{db: db}
+		s.tenantPools[database] = p
+	}
+	p.inUse++
+	release := func() {
+		s.poolMu.Lock()
+		defer s.poolMu.Unlock()
+		p.inUse--
+		p.lastUsed = time.Now()
+		s.reapLocked(false)
+	}
+	return p.db, release, nil
+}
+
+// reapLocked closes idle tenant pools: those idle for a while, and the
+// least recently used beyond maxTenantPools. all closes every idle one.
+func (s *Server) reapLocked(all bool) {
+	idle := 0
+	for _, p := range s.tenantPools {
+		if p.inUse == 0 {
+			idle++
+		}
+	}
+	for name, p := range s.tenantPools {
+		if p.inUse > 0 {
+			continue
+		}
+		if all || time.Since(p.lastUsed) > tenantPoolIdleClose || idle > maxTenantPools {
+			p.db.Close()
+			delete(s.tenantPools, name)
+			idle--
+		}
+	}
+}
+
+// closeTenantPool closes this process's connections into database, so a
+// drop does not count them as foreign sessions.
+func (s *Server) closeTenantPool(database string) {
+	s.poolMu.Lock()
+	defer s.poolMu.Unlock()
+	if p, ok := s.tenantPools[database]; ok && p.inUse == 0 {
+		p.db.Close()
+		delete(s.tenantPools, database)
+	}
+}

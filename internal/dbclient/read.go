@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// DatabaseState is what the server says about one database.
+type DatabaseState struct {
+	Name      string
+	Charset   string // MySQL character set; PostgreSQL encoding
+	Collation string // MySQL collation; PostgreSQL LC_COLLATE
+	Owner     string // PostgreSQL owner role; "" on MySQL
+}
+
+// Database reads one database. Not found is (nil, nil), not an error.
+func (s *Server) Database(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
+	st := DatabaseState{Name: name.String()}
+	err := s.query(ctx, func(ctx context.Context, db *sql.DB) error {
+		if s.spec.Engine == ddl.EnginePostgres {
+			return db.QueryRowContext(ctx,
+				`SELECT pg_encoding_to_char(encoding), datcollate, pg_get_userbyid(datdba) FROM pg_database WHERE datname = $1`,
+				name.String()).Scan(&st.Charset, &st.Collation, &st.Owner)
+		}
+		return db.QueryRowContext(ctx,
+			`SELECT DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?`,
+			name.String()).Scan(&st.Charset, &st.Collation)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.readError("read database "+name.String(), err)
+	}
+	return &st, nil
+}
+
+// LoginExists reports whether a login ('user'@'%' on MySQL) or role exists.
+func (s *Server) LoginExists(ctx context.Context, user ddl.Username) (bool, error) {
+	var one int
+	err := s.query(ctx, func(ctx context.Context, db *sql.DB) error {
+		if s.spec.Engine == ddl.EnginePostgres {
+			return db.QueryRowContext(ctx, `SELECT 1 FROM pg_roles WHERE rolname = $1`, user.String()).Scan(&one)
+		}
+		return db.QueryRowContext(ctx, `SELECT 1 FROM mysql.user WHERE User = ? AND Host = '%'`, user.String()).Scan(&one)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.readError("read login "+user.String(), err)
+	}
+	return true, nil
+}
+
+// Privileges reads what grantee holds on database, as canonical names.
+// MySQL: the mysql.db row for 'grantee'@'%' on the escaped name (the form
+// this provider grants), including GRANT OPTION when set. PostgreSQL:
+// CREATE/TEMPORARY from the database ACL and table privileges from the
+// default privileges the database owner gives in schema public.
+func (s *Server) Privileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
+	var out []ddl.Privilege
+	var err error
+	if s.spec.Engine == ddl.EnginePostgres {
+		out, err = s.postgresPrivileges(ctx, database, grantee)
+	} else {
+		out, err = s.mysqlPrivileges(ctx, database, grantee)
+	}
+	if err != nil {
+		return nil, s.readError(fmt.Sprintf("read privileges of %s on %s", grantee, database), err)
+	}
+	return out, nil
+}
+
+func (s *Server) mysqlPrivileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
+	cols := ddl.MySQLDBColumns(s.info)
+	names := make([]string, 0, len(cols)+1)
+	for _, c := range cols {
+		names = append(names, c.Column)
+	}
+	names = append(names, "Grant_priv")
+	// Column names come from ddl's fixed catalog, never from input.
+	q := "SELECT " + strings.Join(names, ", ") + " FROM mysql.db WHERE Host = '%' AND User = ? AND Db = ?"
+	vals := make([]string, len(names))
+	ptrs := make([]any, len(names))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	var out []ddl.Privilege
+	err := s.query(ctx, func(ctx context.Context, db *sql.DB) error {
+		out = nil
+		err := db.QueryRowContext(ctx, q, grantee.String(), ddl.MySQLGrantPattern(database)).Scan(ptrs...)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for i, v := range vals {
+			if v != "Y" {
+				continue
+			}
+			if i == len(cols) {
+				out = append(out, ddl.GrantOption)
+			} else {
+				out = append(out, cols[i].Privilege)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (s *Server) postgresPrivileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
+	var out []ddl.Privilege
+	err := s.query(ctx, func(ctx context.Context, db *sql.DB) error {
+		out = nil
+		rows, err := db.QueryContext(ctx, `
+SELECT a.privilege_type
+FROM pg_database d, aclexplode(d.datacl) a
+WHERE d.datname = $1 AND a.grantee = (SELECT oid FROM pg_roles WHERE rolname = $2)
+  AND a.privilege_type IN ('CREATE', 'TEMPORARY')`, database.String(), grantee.String())
+		if err != nil {
+			return err
+		}
+		return scanPrivileges(rows, &out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = s.queryIn(ctx, database.String(), func(ctx context.Context, db *sql.DB) error {
+		rows, err := db.QueryContext(ctx, `
+SELECT a.privilege_type
+FROM pg_default_acl d, aclexplode(d.defaclacl) a
+WHERE d.defaclrole = (SELECT datdba FROM pg_database WHERE datname = current_database())
+  AND d.defaclnamespace = 'public'::regnamespace AND d.defaclobjtype = 'r'
+  AND a.grantee = (SELECT oid FROM pg_roles WHERE rolname = $1)`, grantee.String())
+		if err != nil {
+			return err
+		}
+		return scanPrivileges(rows, &out)
+	})
+	return out, err
+}
+
+func scanPrivileges(rows *sql.Rows, out *[]ddl.Privilege) error {
+	defer rows.Close()
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return err
+		}
+		*out = append(*out, ddl.NormalizePrivilege(p))
+	}
+	return rows.Err()
+}
+
+// Session is a connection to a tenant database that this provider did not open.
+type Session struct {
+	PID         int
+	User        string
+	Application string
+	Client      string
+}
+
+func (s Session) String() string {
+	return fmt.Sprintf("pid %d user %q application %q from %s", s.PID, s.User, s.Application, s.Client)
+}
+
+// Sessions lists sessions in a PostgreSQL database other than this
+// process's own (closed first). MySQL has no per-database sessions to cut:
+// it returns nil.
+func (s *Server) Sessions(ctx context.Context, database ddl.DatabaseName) ([]Session, error) {
+	if s.spec.Engine != ddl.EnginePostgres {
+		return nil, nil
+	}
+	s.closeTenantPool(database.String())
+	var out []Session
+	err := s.query(ctx, func(ctx context.Context, db *sql.DB) error {
+		out = nil
+		rows, err := db.QueryContext(ctx, `
+SELECT pid, COALESCE(usename, ''), COALESCE(application_name, ''), COALESCE(host(client_addr), 'local socket')
+FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() ORDER BY pid`, database.String())
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var x Session
+			if err := rows.Scan(&x.PID, &x.User, &x.Application, &x.Client); err != nil {
+				return err
+			}
+			out = append(out, x)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, s.readError("list sessions in "+database.String(), err)
+	}
+	return out, nil
+}
+
+func (s *Server) readError(what string, err error) error {
+	var refusal *ddl.Error
+	if errors.As(err, &refusal) {
+		return err
+	}
+	return fmt.Errorf("%s: %s: %w", s.spec.describe(), what, err)
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MPL-2.0
+
+// Package dbclient is the only code that talks to a database server. It
+// executes internal/ddl plans, reads server state back, classifies errors,
+// pools connections (one bounded pool per server per process) and takes
+// advisory locks. It imports no terraform-plugin-* module.
+package dbclient
+
+import (
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// TLSMode is how the client protects the connection.
+type TLSMode string
+
+const (
+	TLSDisable    TLSMode = "disable"     // plaintext
+	TLSRequire    TLSMode = "require"     // encrypted, certificate not verified
+	TLSVerifyCA   TLSMode = "verify-ca"   // encrypted, chain verified, host name not
+	TLSVerifyFull TLSMode = "verify-full" // encrypted, chain and host name verified
+)
+
+// TLSModes lists the accepted modes, for validators.
+var TLSModes = []string{string(TLSDisable), string(TLSRequire), string(TLSVerifyCA), string(TLSVerifyFull)}
+
+// Spec is how to reach one server as its admin. The password is a
+// ddl.Password, so no format verb can print it.
+type Spec struct {
+	Name     string // the tenantdb_db_server name, for messages
+	Engine   ddl.Engine
+	Host     string
+	Port     int
+	Username string
+	Password ddl.Password
+	TLS      TLSMode
+	CAPEM    string
+}
+
+// poolKey identifies a pool. It includes a digest of the password so a
+// changed password opens a new pool; the key lives in memory only.
+func (s Spec) poolKey() string {
+	h := sha256.Sum256([]byte(s.Password.Reveal() + "\x00" + s.CAPEM))
+	return fmt.Sprintf("%s|%s|%d|%s|%s|%s", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]))
+}
+
+// describe names the server in errors, without secrets.
+func (s Spec) describe() string {
+	return fmt.Sprintf("server %q (%s at %s:%d as %s)", s.Name, s.Engine, s.Host, s.Port, s.Username)
+}
+
+// tlsConfig builds the client TLS configuration for a mode.
+func (s Spec) tlsConfig() (*tls.Config, error) {
+	mode := s.TLS
+	if mode == "" {
+		mode = TLSRequire
+	}
+	if mode == TLSDisable {
+		return nil, nil
+	}
+	var roots *x509.CertPool
+	if s.CAPEM != "" {
+		roots = x509.NewCertPool()
+		if !roots.AppendCertsFromPEM([]byte(s.CAPEM)) {
+			return nil, errors.New("ca_cert holds no PEM certificate")
+		}
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots, ServerName: s.Host}
+	switch mode {
+	case TLSRequire:
+		cfg.InsecureSkipVerify = true
+	case TLSVerifyCA:
+		// Verify the chain against the CA but not the host name, as
+		// libpq's verify-ca does.
+		cfg.InsecureSkipVerify = true
+		cfg.VerifyPeerCertificate = func(raw [][]byte, _ [][]*x509.Certificate) error {
+			return verifyChain(raw, roots)
+		}
+	case TLSVerifyFull:
+	default:
+		return nil, fmt.Errorf("unknown tls mode %q", mode)
+	}
+	return cfg, nil
+}
+
+func verifyChain(raw [][]byte, roots *x509.CertPool) error {
+	if len(raw) == 0 {
+		return errors.New("server sent no certificate")
+	}
+	certs := make([]*x509.Certificate, len(raw))
+	for i, r := range raw {
+		c, err := x509.ParseCertificate(r)
+		if err != nil {
+			return err
+		}
+		certs[i] = c
+	}
+	inter := x509.NewCertPool()
+	for _, c := range certs[1:] {
+		inter.AddCert(c)
+	}
+	_, err := certs[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter})
+	return err
+}

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// CreateDatabase claims a database name: CREATE DATABASE without IF NOT
+// EXISTS, so when the name exists (made out of band, or by a concurrent
+// apply) it refuses with DatabasePreExists and nothing else runs.
+func (s *Server) CreateDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.Charset, co ddl.Collation) error {
+	return s.WithLock(ctx, db, func(ctx context.Context) error {
+		err := s.Exec(ctx, s.Dialect().CreateDatabase(db, cs, co))
+		if IsDatabaseExists(err) {
+			return &ddl.Error{
+				Reason: ddl.DatabasePreExists,
+				Object: fmt.Sprintf("database %q on server %q", db, s.spec.Name),
+				Why:    "The database already exists and this resource did not create it; tenantdb never adopts a database silently.",
+				Fix:    "Adopt it with terraform import (it will then never be dropped by this resource), or choose another name.",
+			}
+		}
+		return err
+	})
+}
+
+// AlterDatabase changes character set and collation in place (MySQL/MariaDB).
+func (s *Server) AlterDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.Charset, co ddl.Collation) error {
+	plan, err := s.Dialect().AlterDatabase(db, cs, co)
+	if err != nil {
+		return err
+	}
+	return s.WithLock(ctx, db, func(ctx context.Context) error { return s.Exec(ctx, plan) })
+}
+
+// DropDatabase drops a database this provider created. On PostgreSQL it
+// refuses with DatabaseInUse while sessions it did not open are connected,
+// listing them; it terminates nothing.
+func (s *Server) DropDatabase(ctx context.Context, db ddl.DatabaseName) error {
+	return s.WithLock(ctx, db, func(ctx context.Context) error {
+		sessions, err := s.Sessions(ctx, db)
+		if err != nil {
+			return err
+		}
+		if len(sessions) > 0 {
+			lines := make([]string, len(sessions))
+			for i, x := range sessions {
+				lines[i] = "  - " + x.String()
+			}
+			return &ddl.Error{
+				Reason: ddl.DatabaseInUse,
+				Object: fmt.Sprintf("database %q on server %q", db, s.spec.Name),
+				Why:    fmt.Sprintf("Dropping it would cut %d session(s) tenantdb did not open:\n%s", len(sessions), strings.Join(lines, "\n")),
+				Fix:    "End those sessions (stop the applications, or pg_terminate_backend as an administrator), then apply again. tenantdb terminates nothing.",
+			}
+		}
+		return s.Exec(ctx, s.Dialect().DropDatabase(db))
+	})
+}
+
+// CreateLogin creates a login and grants it privs on db (the owner). A
+// login that already exists is refused with PreExistingOwnerUser.
+func (s *Server) CreateLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password, privs ddl.PrivilegeSet) error {
+	return s.WithLock(ctx, db, func(ctx context.Context) error {
+		err := s.Exec(ctx, s.Dialect().CreateOwner(db, user, pw, privs))
+		if IsUserExists(err) {
+			return &ddl.Error{
+				Reason: ddl.PreExistingOwnerUser,
+				Object: fmt.Sprintf("login %q on server %q", user, s.spec.Name),
+				Why:    "The login already exists and this resource did not create it; tenantdb never resets a foreign account's password.",
+				Fix:    "Choose another username, or drop that login yourself if it is really unused.",
+			}
+		}
+		return err
+	})
+}
+
+// SyncPrivileges moves grantee's privileges on db to desired: reads what it
+// holds, grants the missing ones first, then revokes the surplus.
+func (s *Server) SyncPrivileges(ctx context.Context, db ddl.DatabaseName, grantee ddl.Username, desired ddl.PrivilegeSet) error {
+	return s.WithLock(ctx, db, func(ctx context.Context) error {
+		actual, err := s.Privileges(ctx, db, grantee)
+		if err != nil {
+			return err
+		}
+		diff := ddl.Diff(s.info, desired, actual)
+		if diff.Empty() {
+			return nil
+		}
+		owner, err := s.databaseOwner(ctx, db)
+		if err != nil {
+			return err
+		}
+		return s.Exec(ctx, s.Dialect().SyncPrivileges(db, grantee, owner, diff))
+	})
+}
+
+// RevokeAll removes every privilege of grantee on db.
+func (s *Server) RevokeAll(ctx context.Context, db ddl.DatabaseName, grantee ddl.Username) error {
+	return s.WithLock(ctx, db, func(ctx context.Context) error {
+		owner, err := s.databaseOwner(ctx, db)
+		if err != nil {
+			return err
+		}
+		return s.Exec(ctx, s.Dialect().RevokeAll(db, grantee, owner))
+	})
+}
+
+// databaseOwner is the PostgreSQL owner role of db (default privileges are
+// per creating role); MySQL databases have none.
+func (s *Server) databaseOwner(ctx context.Context, db ddl.DatabaseName) (ddl.Username, error) {
+	if s.spec.Engine != ddl.EnginePostgres {
+		return ddl.Username{}, nil
+	}
+	st, err := s.Database(ctx, db)
+	if err != nil {
+		return ddl.Username{}, err
+	}
+	if st == nil {
+		return ddl.Username{}, fmt.Errorf("%s: database %q does not exist", s.spec.describe(), db)
+	}
+	return ddl.NewUsername(s.spec.Engine, st.Owner)
+}
