@@ -12,17 +12,23 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
 )
 
 var _ provider.Provider = &tenantdbProvider{}
 
 // New returns a provider factory for providerserver.Serve and tests.
 func New(version string) func() provider.Provider {
-	return func() provider.Provider { return &tenantdbProvider{version: version} }
+	registry := dbclient.NewRegistry()
+	return func() provider.Provider { return &tenantdbProvider{version: version, registry: registry} }
 }
 
 type tenantdbProvider struct {
 	version string
+	// registry is shared by every Configure of this process: one bounded
+	// pool per server per provider process.
+	registry *dbclient.Registry
 }
 
 type providerModel struct {
@@ -60,10 +66,28 @@ func (p *tenantdbProvider) Configure(ctx context.Context, req provider.Configure
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	data := &providerData{registry: p.registry, passwords: map[string]string{}}
+	if cfg.AdminPasswords.IsUnknown() {
+		data.unknown = true
+	} else if !cfg.AdminPasswords.IsNull() {
+		for name, v := range cfg.AdminPasswords.Elements() {
+			s, ok := v.(types.String)
+			if !ok || s.IsUnknown() {
+				data.unknown = true
+				continue
+			}
+			data.passwords[name] = s.ValueString()
+		}
+	}
+	resp.ResourceData = data
+	resp.DataSourceData = data
 }
 
 func (p *tenantdbProvider) Resources(_ context.Context) []func() resource.Resource {
-	return nil
+	return []func() resource.Resource{
+		NewDBServerResource,
+		NewTenantDatabaseResource,
+	}
 }
 
 func (p *tenantdbProvider) DataSources(_ context.Context) []func() datasource.DataSource {

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// addError reports err: a refusal keeps its reason word first in the
+// summary; any other error is reported under what was being done. Errors
+// from ddl and dbclient never carry secrets.
+func addError(diags *diag.Diagnostics, doing string, err error) {
+	var refusal *ddl.Error
+	if errors.As(err, &refusal) {
+		diags.AddError(refusal.Summary(), refusal.Detail())
+		return
+	}
+	diags.AddError(fmt.Sprintf("Could not %s", doing), err.Error())
+}
+
+func addAttributeError(diags *diag.Diagnostics, p path.Path, err error) {
+	var refusal *ddl.Error
+	if errors.As(err, &refusal) {
+		diags.AddAttributeError(p, refusal.Summary(), refusal.Detail())
+		return
+	}
+	diags.AddAttributeError(p, "Invalid value", err.Error())
+}
+
+func addWarning(diags *diag.Diagnostics, reason ddl.Reason, object, detail string) {
+	diags.AddWarning(fmt.Sprintf("%s: %s", reason, object), detail)
+}
+
+// immutable refuses a planned change of an attribute that identifies what a
+// resource manages. RequiresReplace would be worse: a replace under
+// deletion_policy = "delete" drops data, and a rename is a migration.
+type immutable struct{ what string }
+
+func immutableString(what string) planmodifier.String { return immutable{what} }
+
+func (m immutable) Description(context.Context) string {
+	return fmt.Sprintf("Changing %s is refused (ImmutableAttribute).", m.what)
+}
+
+func (m immutable) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
+
+func (m immutable) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || req.StateValue.IsNull() || req.PlanValue.IsUnknown() {
+		return
+	}
+	if req.PlanValue.Equal(req.StateValue) {
+		return
+	}
+	resp.Diagnostics.AddAttributeError(req.Path,
+		fmt.Sprintf("%s: %s", ddl.ImmutableAttribute, m.what),
+		fmt.Sprintf("The plan changes %s from %s to %s. Renaming or moving a tenant is a migration, not an edit: "+
+			"tenantdb neither renames nor replaces it (a replace could drop data). Put the old value back; to migrate, "+
+			"create the new object alongside, move the data, then remove the old resource.",
+			m.what, req.StateValue, req.PlanValue))
+}

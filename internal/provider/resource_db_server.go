@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = &dbServerResource{}
+	_ resource.ResourceWithImportState = &dbServerResource{}
+	_ resource.ResourceWithModifyPlan  = &dbServerResource{}
+)
+
+// NewDBServerResource is the tenantdb_db_server resource: a saved server
+// that has been tested (connects, supported version, admin rights).
+func NewDBServerResource() resource.Resource { return &dbServerResource{} }
+
+type dbServerResource struct{ data *providerData }
+
+type dbServerModel struct {
+	ID                types.String `tfsdk:"id"`
+	Name              types.String `tfsdk:"name"`
+	Engine            types.String `tfsdk:"engine"`
+	Host              types.String `tfsdk:"host"`
+	Port              types.Int64  `tfsdk:"port"`
+	Username          types.String `tfsdk:"username"`
+	TLS               types.String `tfsdk:"tls"`
+	CACert            types.String `tfsdk:"ca_cert"`
+	ReservedUsernames types.Set    `tfsdk:"reserved_usernames"`
+	Flavor            types.String `tfsdk:"flavor"`
+	Version           types.String `tfsdk:"version"`
+	Ref               types.Object `tfsdk:"ref"`
+}
+
+func (r *dbServerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_db_server"
+}
+
+func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A saved database server that tenant resources provision on. Create and update connect as " +
+			"the admin login and test it: the server version must be supported (`UnsupportedServer`) and the admin " +
+			"must hold the documented rights (`MissingAdminRights`, listing each missing right and the statements " +
+			"that grant it). Destroying it touches nothing on the server.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed: true, MarkdownDescription: "The server name.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "Server name, `^[a-z][a-z0-9_-]{0,62}$`. Keys the admin password in the provider's " +
+					"`admin_passwords` and `TENANTDB_ADMIN_PASSWORD_<NAME>`. Cannot change (`ImmutableAttribute`).",
+				Validators:    []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`), "must match ^[a-z][a-z0-9_-]{0,62}$ (InvalidIdentifier)")},
+				PlanModifiers: []planmodifier.String{immutableString("the server's name")},
+			},
+			"engine": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "`mysql` (MySQL 8.0+, MariaDB 10.6+) or `postgres` (PostgreSQL 15+). Cannot change (`ImmutableAttribute`).",
+				Validators:          []validator.String{stringvalidator.OneOf(string(ddl.EngineMySQL), string(ddl.EnginePostgres))},
+				PlanModifiers:       []planmodifier.String{immutableString("the server's engine")},
+			},
+			"host": schema.StringAttribute{
+				Required: true, MarkdownDescription: "Host name or address of the primary.",
+				Validators: []validator.String{stringvalidator.LengthBetween(1, 255)},
+			},
+			"port": schema.Int64Attribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "TCP port. Default 3306 for `mysql`, 5432 for `postgres`.",
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"username": schema.StringAttribute{
+				Required: true, MarkdownDescription: "The admin login. See the provider docs for the rights it needs. It is reserved: no tenant may own it or be granted to it.",
+				Validators: []validator.String{stringvalidator.LengthBetween(1, 128)},
+			},
+			"tls": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(string(dbclient.TLSRequire)),
+				MarkdownDescription: "`disable`, `require` (default: encrypted, certificate not checked), `verify-ca` " +
+					"(chain checked against `ca_cert`) or `verify-full` (chain and host name checked).",
+				Validators: []validator.String{stringvalidator.OneOf(dbclient.TLSModes...)},
+			},
+			"ca_cert": schema.StringAttribute{
+				Optional: true, MarkdownDescription: "PEM of the CA that signs the server certificate, for `verify-ca`/`verify-full`. The system roots are used when omitted.",
+			},
+			"reserved_usernames": schema.SetAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Group-level principals (e.g. `app`, `replicator`) that no tenant may own (`OwnerUserReserved`) or be granted to (`GrantUserReserved`).",
+			},
+			"flavor": schema.StringAttribute{
+				Computed: true, MarkdownDescription: "What the server is: `mysql`, `mariadb` or `postgres`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"version": schema.StringAttribute{
+				Computed: true, MarkdownDescription: "The server version, as `major.minor.patch`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"ref": schema.ObjectAttribute{
+				Computed: true, AttributeTypes: serverRefAttrTypes,
+				MarkdownDescription: "The server's non-secret settings (name, engine, host, port, username, tls, ca_cert, " +
+					"reserved_usernames) as one object: pass it as `server` to tenant resources. Known at plan time " +
+					"whenever the arguments are.",
+			},
+		},
+	}
+}
+
+func (r *dbServerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if d, ok := req.ProviderData.(*providerData); ok {
+		r.data = d
+	}
+}
+
+// ModifyPlan fills the default port and computes ref from the planned
+// arguments, so tenant resources see it at plan time.
+func (r *dbServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return // destroy
+	}
+	var plan dbServerModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var cfgPort types.Int64
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("port"), &cfgPort)...)
+	if cfgPort.IsNull() && !plan.Engine.IsUnknown() {
+		plan.Port = types.Int64Value(defaultPort(plan.Engine.ValueString()))
+	}
+	plan.Ref = types.ObjectUnknown(serverRefAttrTypes)
+	if ref, ok, diags := refFromModel(ctx, plan.refModel()); ok {
+		resp.Diagnostics.Append(diags...)
+		obj, d := ref.object()
+		resp.Diagnostics.Append(d...)
+		plan.Ref = obj
+	}
+	// A changed connection means flavor and version are read again.
+	if !req.State.Raw.IsNull() {
+		var state dbServerModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if !plan.Host.Equal(state.Host) || !plan.Port.Equal(state.Port) {
+			plan.Flavor, plan.Version = types.StringUnknown(), types.StringUnknown()
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (m dbServerModel) refModel() serverRefModel {
+	return serverRefModel{
+		Name: m.Name, Engine: m.Engine, Host: m.Host, Port: m.Port, Username: m.Username,
+		TLS: m.TLS, CACert: m.CACert, ReservedUsernames: m.ReservedUsernames,
+	}
+}
+
+func (r *dbServerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan dbServerModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(r.test(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *dbServerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan dbServerModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(r.test(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// test connects, checks the version and the admin's rights, and fills the
+// computed attributes (the reference guide's test-db-server).
+func (r *dbServerResource) test(ctx context.Context, m *dbServerModel) (diags diag.Diagnostics) {
+	ref, ok, diags := refFromModel(ctx, m.refModel())
+	if diags.HasError() || !ok {
+		diags.AddError("Server settings are not known", "All tenantdb_db_server arguments must be known at apply time.")
+		return diags
+	}
+	srv, err := r.data.connect(ctx, ref)
+	if err != nil {
+		addError(&diags, fmt.Sprintf("connect to server %q", ref.Name), err)
+		return diags
+	}
+	if err := srv.CheckAdminRights(ctx); err != nil {
+		addError(&diags, fmt.Sprintf("check the admin rights on server %q", ref.Name), err)
+		return diags
+	}
+	obj, _ := ref.object()
+	m.ID = types.StringValue(ref.Name)
+	m.Port = types.Int64Value(ref.Port)
+	m.Flavor = types.StringValue(string(srv.Info().Flavor))
+	m.Version = types.StringValue(srv.Info().Version.String())
+	m.Ref = obj
+	return diags
+}
+
+func (r *dbServerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state dbServerModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ref, ok, diags := refFromModel(ctx, state.refModel())
+	resp.Diagnostics.Append(diags...)
+	if !ok || resp.Diagnostics.HasError() {
+		return
+	}
+	obj, d := ref.object()
+	resp.Diagnostics.Append(d...)
+	state.Ref = obj
+	// An unreachable server is a warning: a saved server is never removed
+	// from state because the network is down.
+	srv, err := r.data.connect(ctx, ref)
+	if err != nil {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Server %q not reachable", ref.Name),
+			fmt.Sprintf("Could not refresh flavor and version: %v", err))
+	} else {
+		state.Flavor = types.StringValue(string(srv.Info().Flavor))
+		state.Version = types.StringValue(srv.Info().Version.String())
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Delete forgets the server; nothing on the server changes.
+func (r *dbServerResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+
+// dbServerImportID is the pinned import ID: a JSON object of the arguments.
+type dbServerImportID struct {
+	Name              string   `json:"name"`
+	Engine            string   `json:"engine"`
+	Host              string   `json:"host"`
+	Port              int64    `json:"port"`
+	Username          string   `json:"username"`
+	TLS               string   `json:"tls"`
+	CACert            string   `json:"ca_cert"`
+	ReservedUsernames []string `json:"reserved_usernames"`
+}
+
+func (r *dbServerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	var id dbServerImportID
+	if err := json.Unmarshal([]byte(req.ID), &id); err != nil || id.Name == "" || id.Engine == "" || id.Host == "" || id.Username == "" {
+		resp.Diagnostics.AddError("Invalid import ID",
+			`The import ID of tenantdb_db_server is a JSON object: jsonencode({ name = "main", engine = "mysql", host = "db.internal", username = "tenantdb_admin" }) `+
+				`(port, tls, ca_cert and reserved_usernames optional).`)
+		return
+	}
+	ref := serverRef(id)
+	if ref.Port == 0 {
+		ref.Port = defaultPort(ref.Engine)
+	}
+	if ref.TLS == "" {
+		ref.TLS = string(dbclient.TLSRequire)
+	}
+	if err := ref.validate(); err != nil {
+		addError(&resp.Diagnostics, "import tenantdb_db_server", err)
+		return
+	}
+	obj, d := ref.object()
+	resp.Diagnostics.Append(d...)
+	m := dbServerModel{
+		ID: types.StringValue(ref.Name), Name: types.StringValue(ref.Name), Engine: types.StringValue(ref.Engine),
+		Host: types.StringValue(ref.Host), Port: types.Int64Value(ref.Port), Username: types.StringValue(ref.Username),
+		TLS: types.StringValue(ref.TLS), CACert: obj.Attributes()["ca_cert"].(types.String),
+		ReservedUsernames: obj.Attributes()["reserved_usernames"].(types.Set),
+		Flavor:            types.StringUnknown(), Version: types.StringUnknown(), Ref: obj,
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

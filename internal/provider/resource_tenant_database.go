@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = &tenantDatabaseResource{}
+	_ resource.ResourceWithImportState    = &tenantDatabaseResource{}
+	_ resource.ResourceWithModifyPlan     = &tenantDatabaseResource{}
+	_ resource.ResourceWithValidateConfig = &tenantDatabaseResource{}
+)
+
+const (
+	deletionRetain = "retain"
+	deletionDelete = "delete"
+)
+
+// NewTenantDatabaseResource is the tenantdb_tenant_database resource.
+func NewTenantDatabaseResource() resource.Resource { return &tenantDatabaseResource{} }
+
+type tenantDatabaseResource struct{ data *providerData }
+
+type tenantDatabaseModel struct {
+	ID              types.String `tfsdk:"id"`
+	Server          types.Object `tfsdk:"server"`
+	Name            types.String `tfsdk:"name"`
+	CharacterSet    types.String `tfsdk:"character_set"`
+	Collation       types.String `tfsdk:"collation"`
+	DeletionPolicy  types.String `tfsdk:"deletion_policy"`
+	DatabaseCreated types.Bool   `tfsdk:"database_created"`
+}
+
+func (r *tenantDatabaseResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_tenant_database"
+}
+
+func (r *tenantDatabaseResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "One tenant database. Create is a claim: `CREATE DATABASE` without `IF NOT EXISTS`, so an " +
+			"existing database is refused (`DatabasePreExists`) rather than adopted; adopt one only with `terraform import`. " +
+			"On PostgreSQL the database is isolated from `PUBLIC`. Destroy drops nothing unless `deletion_policy = \"delete\"` " +
+			"**and** this resource created the database (`database_created`).",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed: true, MarkdownDescription: "`<server name>/<database name>`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"server": serverAttribute(),
+			"name": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "Database name, `^[A-Za-z0-9_]{1,64}$` (PostgreSQL: at most 63 bytes); not a system " +
+					"schema. Cannot change (`ImmutableAttribute`): renaming a tenant is a migration.",
+				Validators:    []validator.String{identifierValidator{kind: "database name"}},
+				PlanModifiers: []planmodifier.String{immutableString("the database name")},
+			},
+			"character_set": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Character set (PostgreSQL: encoding). Default `utf8mb4` on MySQL/MariaDB, `UTF8` on " +
+					"PostgreSQL. Changed in place on MySQL/MariaDB (`ALTER DATABASE`); PostgreSQL cannot change it (`ImmutableAttribute`).",
+				Validators: []validator.String{identifierValidator{kind: "character set"}},
+			},
+			"collation": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Collation (PostgreSQL: locale, used for `LC_COLLATE` and `LC_CTYPE`). Default " +
+					"`utf8mb4_unicode_ci` on MySQL/MariaDB, `C` on PostgreSQL. Changed in place on MySQL/MariaDB; " +
+					"PostgreSQL cannot change it (`ImmutableAttribute`).",
+				Validators: []validator.String{identifierValidator{kind: "collation"}},
+			},
+			"deletion_policy": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(deletionRetain),
+				MarkdownDescription: "`retain` (default): destroy leaves the database on the server, needs no connection and " +
+					"warns `DatabaseRetained`. `delete`: destroy drops it, but only if this resource created it; on PostgreSQL " +
+					"it refuses (`DatabaseInUse`) while sessions it did not open are connected.",
+				Validators: []validator.String{stringvalidator.OneOf(deletionRetain, deletionDelete)},
+			},
+			"database_created": schema.BoolAttribute{
+				Computed: true,
+				MarkdownDescription: "True when this resource created the database. Imported databases have `false`, so no " +
+					"destroy ever drops them.",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
+			},
+		},
+	}
+}
+
+func (r *tenantDatabaseResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if d, ok := req.ProviderData.(*providerData); ok {
+		r.data = d
+	}
+}
+
+// ValidateConfig applies the engine's rules as soon as the engine is known
+// (terraform validate needs no server).
+func (r *tenantDatabaseResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m tenantDatabaseModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || m.Server.IsNull() || m.Server.IsUnknown() {
+		return
+	}
+	var engine types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("server").AtName("engine"), &engine)...)
+	if engine.IsNull() || engine.IsUnknown() {
+		return
+	}
+	e, err := ddl.ParseEngine(engine.ValueString())
+	if err != nil {
+		addAttributeError(&resp.Diagnostics, path.Root("server").AtName("engine"), err)
+		return
+	}
+	if !m.Name.IsNull() && !m.Name.IsUnknown() {
+		if _, err := ddl.NewDatabaseName(e, m.Name.ValueString()); err != nil {
+			addAttributeError(&resp.Diagnostics, path.Root("name"), err)
+		}
+	}
+}
+
+// ModifyPlan fills engine defaults and refuses what cannot be changed in place.
+func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan tenantDatabaseModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	planRef, known, diags := r.ref(ctx, plan.Server)
+	resp.Diagnostics.Append(diags...)
+	if !known || resp.Diagnostics.HasError() {
+		return
+	}
+	if err := planRef.validate(); err != nil {
+		addAttributeError(&resp.Diagnostics, path.Root("server"), err)
+		return
+	}
+	e := planRef.engine()
+	if plan.CharacterSet.IsUnknown() {
+		plan.CharacterSet = types.StringValue(ddl.DefaultCharset(e).String())
+	}
+	if plan.Collation.IsUnknown() {
+		plan.Collation = types.StringValue(ddl.DefaultCollation(e).String())
+	}
+	if req.State.Raw.IsNull() {
+		plan.ID = types.StringValue(planRef.Name + "/" + plan.Name.ValueString())
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	var state tenantDatabaseModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	stateRef, _, diags := r.ref(ctx, state.Server)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	for attr, pair := range map[string][2]string{
+		"name":   {stateRef.Name, planRef.Name},
+		"engine": {stateRef.Engine, planRef.Engine},
+	} {
+		if pair[0] != pair[1] {
+			resp.Diagnostics.AddAttributeError(path.Root("server").AtName(attr),
+				fmt.Sprintf("%s: the server's %s of database %q", ddl.ImmutableAttribute, attr, state.Name.ValueString()),
+				fmt.Sprintf("The plan moves the database from server %s %q to %q. Moving a tenant between servers is a "+
+					"migration, not an edit: create it on the new server with a new resource, move the data, then remove this one.",
+					attr, pair[0], pair[1]))
+		}
+	}
+	if e == ddl.EnginePostgres {
+		for attr, pair := range map[string][2]types.String{
+			"character_set": {state.CharacterSet, plan.CharacterSet},
+			"collation":     {state.Collation, plan.Collation},
+		} {
+			if !pair[1].IsUnknown() && !pair[0].Equal(pair[1]) {
+				resp.Diagnostics.AddAttributeError(path.Root(attr),
+					fmt.Sprintf("%s: %s of database %q", ddl.ImmutableAttribute, attr, state.Name.ValueString()),
+					fmt.Sprintf("PostgreSQL cannot change a database's encoding or locale (%s to %s). Keep the current value; "+
+						"changing it is a migration to a new database.", pair[0], pair[1]))
+			}
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// ref reads the server object; known is false while any part is unknown.
+func (r *tenantDatabaseResource) ref(ctx context.Context, o types.Object) (serverRef, bool, diag.Diagnostics) {
+	if o.IsNull() || o.IsUnknown() {
+		return serverRef{}, false, nil
+	}
+	m, diags := objectToRefModel(ctx, o)
+	if diags.HasError() {
+		return serverRef{}, false, diags
+	}
+	return refFromModel(ctx, m)
+}
+
+// target validates what a CRUD call is about.
+func (r *tenantDatabaseResource) target(ctx context.Context, m tenantDatabaseModel) (serverRef, ddl.DatabaseName, diag.Diagnostics) {
+	ref, known, diags := r.ref(ctx, m.Server)
+	if diags.HasError() {
+		return ref, ddl.DatabaseName{}, diags
+	}
+	if !known {
+		diags.AddError("Server settings are not known", "The server object must be known at apply time.")
+		return ref, ddl.DatabaseName{}, diags
+	}
+	if err := ref.validate(); err != nil {
+		addError(&diags, "validate the server settings", err)
+		return ref, ddl.DatabaseName{}, diags
+	}
+	db, err := ddl.NewDatabaseName(ref.engine(), m.Name.ValueString())
+	if err != nil {
+		addError(&diags, "validate the database name", err)
+	}
+	return ref, db, diags
+}
+
+func charsetAndCollation(m tenantDatabaseModel) (ddl.Charset, ddl.Collation, error) {
+	cs, err := ddl.NewCharset(m.CharacterSet.ValueString())
+	if err != nil {
+		return cs, ddl.Collation{}, err
+	}
+	co, err := ddl.NewCollation(m.Collation.ValueString())
+	return cs, co, err
+}
+
+func (r *tenantDatabaseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan tenantDatabaseModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ref, db, diags := r.target(ctx, plan)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cs, co, err := charsetAndCollation(plan)
+	if err != nil {
+		addError(&resp.Diagnostics, "validate the database settings", err)
+		return
+	}
+	srv, err := r.data.connect(ctx, ref)
+	if err != nil {
+		addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q", ref.Name), err)
+		return
+	}
+	if err := srv.CreateDatabase(ctx, db, cs, co); err != nil {
+		addError(&resp.Diagnostics, fmt.Sprintf("create database %q", db), err)
+		return
+	}
+	plan.ID = types.StringValue(ref.Name + "/" + db.String())
+	plan.DatabaseCreated = types.BoolValue(true)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state tenantDatabaseModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ref, db, diags := r.target(ctx, state)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	srv, err := r.data.connect(ctx, ref)
+	if err == nil {
+		var found *dbStateView
+		found, err = readDatabase(ctx, srv, db)
+		if err == nil {
+			if found == nil {
+				addWarning(&resp.Diagnostics, ddl.DriftDetected, fmt.Sprintf("database %q on server %q", db, ref.Name),
+					"The database no longer exists on the server (dropped outside Terraform). It is removed from state; "+
+						"the next apply creates it again.")
+				resp.State.RemoveResource(ctx)
+				return
+			}
+			state.CharacterSet = types.StringValue(found.charset)
+			state.Collation = types.StringValue(found.collation)
+		}
+	}
+	if err != nil {
+		// Unreachable: keep what state says; never drop it from state.
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Server %q not reachable", ref.Name),
+			fmt.Sprintf("Could not refresh database %q: %v", db, err))
+	}
+	if state.DeletionPolicy.IsNull() {
+		state.DeletionPolicy = types.StringValue(deletionRetain)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *tenantDatabaseResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state tenantDatabaseModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ref, db, diags := r.target(ctx, plan)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !plan.CharacterSet.Equal(state.CharacterSet) || !plan.Collation.Equal(state.Collation) {
+		cs, co, err := charsetAndCollation(plan)
+		if err != nil {
+			addError(&resp.Diagnostics, "validate the database settings", err)
+			return
+		}
+		srv, err := r.data.connect(ctx, ref)
+		if err != nil {
+			addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q", ref.Name), err)
+			return
+		}
+		if err := srv.AlterDatabase(ctx, db, cs, co); err != nil {
+			addError(&resp.Diagnostics, fmt.Sprintf("alter database %q", db), err)
+			return
+		}
+	}
+	// Host, port, TLS and deletion_policy changes only update state.
+	plan.DatabaseCreated = state.DatabaseCreated
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *tenantDatabaseResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state tenantDatabaseModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	object := fmt.Sprintf("database %q", state.Name.ValueString())
+	if state.DeletionPolicy.ValueString() != deletionDelete {
+		addWarning(&resp.Diagnostics, ddl.DatabaseRetained, object,
+			"deletion_policy is \"retain\": the database and its data stay on the server; only Terraform forgets it. "+
+				"To drop it with destroy, set deletion_policy = \"delete\" and apply first.")
+		return
+	}
+	if !state.DatabaseCreated.ValueBool() {
+		addWarning(&resp.Diagnostics, ddl.DatabaseDropSkipped, object,
+			"This resource did not create the database (it was imported), so destroy does not drop it, whatever "+
+				"deletion_policy says. Drop it by hand if it is really no longer needed.")
+		return
+	}
+	ref, db, diags := r.target(ctx, state)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Unreachable under delete is an error: the drop is deferred to the
+	// next destroy, never skipped, and the resource stays in state.
+	srv, err := r.data.connect(ctx, ref)
+	if err != nil {
+		addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q to drop database %q (it stays in state; destroy again when the server is reachable)", ref.Name, db), err)
+		return
+	}
+	if err := srv.DropDatabase(ctx, db); err != nil {
+		addError(&resp.Diagnostics, fmt.Sprintf("drop database %q (it stays in state)", db), err)
+	}
+}
+
+// tenantImportID is the pinned import ID of tenant resources.
+type tenantImportID struct {
+	Server   json.RawMessage `json:"server"`
+	Name     string          `json:"name"`
+	Database string          `json:"database"`
+	Username string          `json:"username"`
+}
+
+func parseTenantImportID(raw string) (serverRef, tenantImportID, error) {
+	var id tenantImportID
+	if err := json.Unmarshal([]byte(raw), &id); err != nil {
+		return serverRef{}, id, fmt.Errorf("not a JSON object: %v", err)
+	}
+	var s dbServerImportID
+	if len(id.Server) == 0 || json.Unmarshal(id.Server, &s) != nil || s.Name == "" || s.Engine == "" || s.Host == "" || s.Username == "" {
+		return serverRef{}, id, fmt.Errorf("\"server\" must be the db_server's ref object")
+	}
+	ref := serverRef(s)
+	if ref.Port == 0 {
+		ref.Port = defaultPort(ref.Engine)
+	}
+	if ref.TLS == "" {
+		ref.TLS = "require"
+	}
+	return ref, id, ref.validate()
+}
+
+func (r *tenantDatabaseResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ref, id, err := parseTenantImportID(req.ID)
+	if err == nil {
+		_, err = ddl.NewDatabaseName(ref.engine(), id.Name)
+	}
+	if err != nil {
+		addError(&resp.Diagnostics, "import tenantdb_tenant_database", fmt.Errorf("%v\n\nThe import ID is "+
+			"jsonencode({ server = tenantdb_db_server.main.ref, name = \"acme_wms\" })", err))
+		return
+	}
+	obj, diags := ref.object()
+	resp.Diagnostics.Append(diags...)
+	m := tenantDatabaseModel{
+		ID: types.StringValue(ref.Name + "/" + id.Name), Server: obj, Name: types.StringValue(id.Name),
+		CharacterSet: types.StringUnknown(), Collation: types.StringUnknown(),
+		DeletionPolicy: types.StringValue(deletionRetain), DatabaseCreated: types.BoolValue(false),
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

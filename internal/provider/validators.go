@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// identifierValidator applies internal/ddl's engine-independent rules at
+// plan time; engine-specific ones run in ValidateConfig.
+type identifierValidator struct{ kind string }
+
+func (v identifierValidator) Description(context.Context) string {
+	return fmt.Sprintf("must be a valid %s (InvalidIdentifier)", v.kind)
+}
+
+func (v identifierValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v identifierValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	s := req.ConfigValue.ValueString()
+	var err error
+	switch v.kind {
+	case "database name":
+		_, err = ddl.NewDatabaseName(ddl.EngineMySQL, s)
+	case "username":
+		_, err = ddl.NewUsername(ddl.EngineMySQL, s)
+	case "character set":
+		_, err = ddl.NewCharset(s)
+	case "collation":
+		_, err = ddl.NewCollation(s)
+	}
+	if err != nil {
+		addAttributeError(&resp.Diagnostics, req.Path, err)
+	}
+}
