@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package testserver
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+const postgresInstallHint = `install the server with "apt-get install -y postgresql" ` +
+	`(Debian 12: PostgreSQL 15; it starts no service in a container), or set ` +
+	`TENANTDB_TEST_POSTGRES_BINDIR, or TENANTDB_TEST_BACKEND=docker or dsn`
+
+// findPostgres returns the bin dir holding initdb and postgres: the value of
+// TENANTDB_TEST_POSTGRES_BINDIR, else the highest major version under
+// /usr/lib/postgresql/*/bin (Debian's layout; none of it is on PATH).
+func findPostgres() (string, error) {
+	if dir := os.Getenv("TENANTDB_TEST_POSTGRES_BINDIR"); dir != "" {
+		if !isExecutable(filepath.Join(dir, "postgres")) || !isExecutable(filepath.Join(dir, "initdb")) {
+			return "", fmt.Errorf("TENANTDB_TEST_POSTGRES_BINDIR=%s holds no postgres and initdb", dir)
+		}
+		return dir, nil
+	}
+	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/postgres")
+	type cand struct {
+		major int
+		dir   string
+	}
+	var cands []cand
+	for _, m := range matches {
+		dir := filepath.Dir(m)
+		major, err := strconv.Atoi(filepath.Base(filepath.Dir(dir)))
+		if err != nil || !isExecutable(m) || !isExecutable(filepath.Join(dir, "initdb")) {
+			continue
+		}
+		cands = append(cands, cand{major, dir})
+	}
+	if len(cands) == 0 {
+		return "", fmt.Errorf("PostgreSQL binaries (initdb, postgres) not found under /usr/lib/postgresql/*/bin: %s", postgresInstallHint)
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].major > cands[j].major })
+	return cands[0].dir, nil
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
+}
+
+// pgHBA lets the superuser in over the unix socket without a password (for
+// setup), and everyone over loopback TCP with SCRAM, with or without TLS:
+// the "hostssl" line documents the TLS path, the "host" line also admits
+// tls = "disable" so tests can cover it.
+const pgHBA = `# written by internal/testserver
+local   all  all                 trust
+hostssl all  all  127.0.0.1/32   scram-sha-256
+host    all  all  127.0.0.1/32   scram-sha-256
+`
+
+// startLocalPostgres runs initdb, starts postgres on a free port with our TLS
+// certificate, and creates the Super and Admin roles.
+func startLocalPostgres(ctx context.Context) (_ *Server, err error) {
+	binDir, err := findPostgres()
+	if err != nil {
+		return nil, err
+	}
+	cred, err := serverUser("postgres")
+	if err != nil {
+		return nil, err
+	}
+	// Stop is SIGQUIT, "immediate shutdown": the postmaster takes its
+	// backend processes down with it and exits at once, with no checkpoint
+	// (the data is thrown away). SIGKILL would orphan the backends.
+	li, err := newLocalInstance("pg", cred, syscall.SIGQUIT)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = li.destroy(5 * time.Second)
+		}
+	}()
+
+	certs, err := newCertBundle()
+	if err != nil {
+		return nil, err
+	}
+	if _, err = li.writeFile("ca.pem", certs.caPEM, 0o644, false); err != nil {
+		return nil, err
+	}
+	certFile, err := li.writeFile("server-cert.pem", certs.certPEM, 0o644, true)
+	if err != nil {
+		return nil, err
+	}
+	// PostgreSQL refuses a key readable by others or owned by another user.
+	keyFile, err := li.writeFile("server-key.pem", certs.keyPEM, 0o600, true)
+	if err != nil {
+		return nil, err
+	}
+
+	// initdb wants a password for the bootstrap superuser when host auth is
+	// scram-sha-256. Nobody uses it (setup goes over the trusted socket).
+	pwFile, err := li.writeFile("initdb-pw", []byte(randomPassword()+"\n"), 0o600, true)
+	if err != nil {
+		return nil, err
+	}
+	dataDir := li.path("data")
+	ictx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	err = li.run(ictx, "initdb.log", filepath.Join(binDir, "initdb"),
+		"-D", dataDir, "-U", "postgres",
+		"--auth-local=trust", "--auth-host=scram-sha-256", "--pwfile="+pwFile,
+		// --no-sync: nothing here needs to survive a power cut (~3x faster).
+		// -E UTF8 --no-locale: the same catalog on every machine whatever its LANG.
+		"--no-sync", "-E", "UTF8", "--no-locale")
+	cancel()
+	_ = os.Remove(pwFile)
+	if err != nil {
+		return nil, err
+	}
+	hba := filepath.Join(dataDir, "pg_hba.conf")
+	if err := os.WriteFile(hba, []byte(pgHBA), 0o600); err != nil {
+		return nil, err
+	}
+	if cred != nil {
+		if err := os.Chown(hba, int(cred.Uid), int(cred.Gid)); err != nil {
+			return nil, err
+		}
+	}
+
+	socketDir := li.dir
+	logPath := li.path("postgres.log")
+	var port, attempts int
+	for attempt := 1; ; attempt++ {
+		if port, err = pickPort(attempt); err != nil {
+			return nil, err
+		}
+		if sock := filepath.Join(socketDir, ".s.PGSQL."+strconv.Itoa(port)); len(sock) > maxSocketPath {
+			return nil, fmt.Errorf("socket path %s is too long for a unix socket: use a shorter TMPDIR", sock)
+		}
+		err = li.startServer(logPath, filepath.Join(binDir, "postgres"),
+			"-D", dataDir,
+			"-p", strconv.Itoa(port),
+			"-k", socketDir,
+			"-c", "listen_addresses=127.0.0.1",
+			"-c", "fsync=off", // throwaway data: skip the flushes
+			"-c", "full_page_writes=off",
+			"-c", "password_encryption=scram-sha-256",
+			"-c", "ssl=on",
+			"-c", "ssl_cert_file="+certFile,
+			"-c", "ssl_key_file="+keyFile,
+		)
+		if err != nil {
+			return nil, err
+		}
+		err = waitFor(ctx, readyTimeout, li.exited, func(ctx context.Context) error {
+			cfg, err := pgSocketConfig(socketDir, port)
+			if err != nil {
+				return err
+			}
+			conn, err := pgx.ConnectConfig(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			return conn.Close(ctx)
+		})
+		if err == nil {
+			attempts = attempt
+			break
+		}
+		_ = li.stopServer(5 * time.Second)
+		if attempt < bindAttempts && isBindFailure(logPath) {
+			continue
+		}
+		return nil, fmt.Errorf("postgres on port %d: %w%s", port, err, logTail(logPath))
+	}
+
+	super := Login{Username: SuperUsername, Password: randomPassword()}
+	admin := Login{Username: AdminUsername, Password: randomPassword()}
+	cfg, err := pgSocketConfig(socketDir, port)
+	if err != nil {
+		return nil, err
+	}
+	setupDB := openPG(cfg)
+	err = execAll(ctx, setupDB, setupLoginsSQL(EnginePostgres, FlavorPostgres, super, admin))
+	_ = setupDB.Close()
+	if err != nil {
+		return nil, fmt.Errorf("set up roles: %w%s", err, logTail(logPath))
+	}
+
+	tlsConf, err := clientTLSConfig(certs.caPEM, "127.0.0.1")
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		Engine:   EnginePostgres,
+		Flavor:   FlavorPostgres,
+		Host:     "127.0.0.1",
+		Port:     port,
+		CAPEM:    string(certs.caPEM),
+		Admin:    admin,
+		Super:    super,
+		tlsMode:  "verify-full",
+		tlsConf:  tlsConf,
+		pid:      li.cmd.Process.Pid,
+		attempts: attempts,
+		dir:      li.dir,
+	}
+	s.open = func(login Login, database string) (*sql.DB, error) {
+		cfg, err := pgConnConfig(s.Host, s.Port, login, database, s.tlsConf)
+		if err != nil {
+			return nil, err
+		}
+		return openPG(cfg), nil
+	}
+	s.stopBackend = func() error { return li.destroy(10 * time.Second) }
+	if err := finishSetup(ctx, s); err != nil {
+		return nil, fmt.Errorf("%w%s", err, logTail(logPath))
+	}
+	return s, nil
+}
+
+// pgSocketConfig connects as the bootstrap superuser "postgres" over the unix
+// socket in dir, where pg_hba.conf trusts it.
+func pgSocketConfig(dir string, port int) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig("sslmode=disable connect_timeout=5")
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(dir, "/") {
+		return nil, fmt.Errorf("socket dir %q is not absolute", dir)
+	}
+	cfg.Host = dir // a leading slash makes pgx use the unix socket in that dir
+	cfg.Port = uint16(port)
+	cfg.User = "postgres"
+	cfg.Database = "postgres"
+	cfg.Fallbacks = nil
+	return cfg, nil
+}

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package testserver
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"database/sql"
+	"fmt"
+	"math/big"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// adminGrantStatements returns the statements, run as superuser after the
+// login `user` exists (see createLoginSQL), that give the tenant admin its
+// rights. Keep the admin minimal: it must NOT be a superuser (no SUPER, no
+// ALL PRIVILEGES, no SUPERUSER), so the acceptance tests prove the provider
+// works with exactly these rights. Replace this with the statements the
+// provider's documentation tells users to run, once they are written.
+func adminGrantStatements(flavor, user string) []string {
+	switch flavor {
+	case FlavorMariaDB, FlavorMySQL:
+		acct := mysqlAccount(user)
+		// Global CREATE/DROP for databases, CREATE USER for tenant logins.
+		// The second grant carries every database-level privilege WITH GRANT
+		// OPTION, because MySQL only lets an account grant privileges it
+		// holds with grant option.
+		dbPrivs := "SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, REFERENCES, INDEX, ALTER, " +
+			"CREATE TEMPORARY TABLES, LOCK TABLES, EXECUTE, CREATE VIEW, SHOW VIEW, " +
+			"CREATE ROUTINE, ALTER ROUTINE, EVENT, TRIGGER"
+		if flavor == FlavorMariaDB {
+			// MariaDB's database-level set has one more privilege (system-versioned tables).
+			dbPrivs += ", DELETE HISTORY"
+		}
+		return []string{
+			"GRANT CREATE, DROP, CREATE USER ON *.* TO " + acct,
+			"GRANT " + dbPrivs + " ON *.* TO " + acct + " WITH GRANT OPTION",
+		}
+	case FlavorPostgres:
+		// PostgreSQL 15: a CREATEROLE admin may create/alter/drop non-superuser
+		// roles and grant itself membership in them (16+ narrows this).
+		return []string{"ALTER ROLE " + pgIdent(user) + " CREATEDB CREATEROLE"}
+	}
+	panic("testserver: adminGrantStatements: unknown flavor " + flavor)
+}
+
+// superGrantStatements makes the login `user` a full superuser.
+func superGrantStatements(flavor, user string) []string {
+	switch flavor {
+	case FlavorMariaDB, FlavorMySQL:
+		return []string{"GRANT ALL PRIVILEGES ON *.* TO " + mysqlAccount(user) + " WITH GRANT OPTION"}
+	case FlavorPostgres:
+		return []string{"ALTER ROLE " + pgIdent(user) + " SUPERUSER"}
+	}
+	panic("testserver: superGrantStatements: unknown flavor " + flavor)
+}
+
+// setupLoginsSQL returns the statements creating the Super and Admin logins.
+// super may be empty (dsn backend: the DSN's own login is the superuser).
+func setupLoginsSQL(engine, flavor string, super, admin Login) []string {
+	var stmts []string
+	if super.Username != "" {
+		stmts = append(stmts, createLoginSQL(engine, super.Username, super.Password))
+		stmts = append(stmts, superGrantStatements(flavor, super.Username)...)
+	}
+	stmts = append(stmts, createLoginSQL(engine, admin.Username, admin.Password))
+	return append(stmts, adminGrantStatements(flavor, admin.Username)...)
+}
+
+// createLoginSQL is a plain CREATE of a password login. Passwords cannot be
+// bound as parameters in CREATE USER/ROLE on either engine, so they are
+// rendered as literals.
+func createLoginSQL(engine, name, password string) string {
+	if engine == EngineMySQL {
+		return "CREATE USER " + mysqlAccount(name) + " IDENTIFIED BY " + mysqlString(password)
+	}
+	return "CREATE ROLE " + pgIdent(name) + " LOGIN PASSWORD " + pgString(password)
+}
+
+func dropLoginSQL(engine, name string) string {
+	if engine == EngineMySQL {
+		return "DROP USER IF EXISTS " + mysqlAccount(name)
+	}
+	return "DROP ROLE IF EXISTS " + pgIdent(name)
+}
+
+// mysqlAccount renders 'name'@'%'.
+func mysqlAccount(name string) string { return mysqlString(name) + "@'%'" }
+
+// mysqlString renders a string literal for the servers' default sql_mode
+// (NO_BACKSLASH_ESCAPES off, as on every server this package starts):
+// backslashes and quotes are doubled.
+func mysqlString(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// pgIdent quotes an identifier exactly as given (case is kept).
+func pgIdent(s string) string { return pgx.Identifier{s}.Sanitize() }
+
+// pgString renders a standard-conforming string literal.
+func pgString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// randomString returns n characters drawn uniformly from alphabet using crypto/rand.
+func randomString(n int, alphabet string) string {
+	max := big.NewInt(int64(len(alphabet)))
+	b := make([]byte, n)
+	for i := range b {
+		v, err := rand.Int(rand.Reader, max)
+		if err != nil {
+			panic("testserver: crypto/rand: " + err.Error())
+		}
+		b[i] = alphabet[v.Int64()]
+	}
+	return string(b)
+}
+
+// randomPassword is 24 alphanumeric characters (~143 bits): no quoting or
+// escaping problems anywhere a test may paste it.
+func randomPassword() string {
+	return randomString(24, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+}
+
+// randomSuffix names per-run objects on shared servers; lower case so the
+// same name works unquoted in PostgreSQL.
+func randomSuffix() string { return randomString(8, "abcdefghijklmnopqrstuvwxyz0123456789") }
+
+func joinHostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
+
+// execAll runs statements in order on db, stopping at the first error.
+func execAll(ctx context.Context, db *sql.DB, stmts []string) error {
+	for _, stmt := range stmts {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("%s: %w", redactPasswords(stmt), err)
+		}
+	}
+	return nil
+}
+
+// redactPasswords hides the literal after IDENTIFIED BY / PASSWORD in error
+// messages, which end up in test logs.
+func redactPasswords(stmt string) string {
+	for _, kw := range []string{" IDENTIFIED BY '", " PASSWORD '"} {
+		if i := strings.Index(stmt, kw); i >= 0 {
+			start := i + len(kw)
+			if j := strings.Index(stmt[start:], "'"); j >= 0 {
+				stmt = stmt[:start] + "***" + stmt[start+j:]
+			}
+		}
+	}
+	return stmt
+}
+
+// queryVersion asks the server for its version string.
+func queryVersion(ctx context.Context, engine string, db *sql.DB) (string, error) {
+	q := "SELECT VERSION()"
+	if engine == EnginePostgres {
+		q = "SHOW server_version"
+	}
+	var v string
+	if err := db.QueryRowContext(ctx, q).Scan(&v); err != nil {
+		return "", fmt.Errorf("query version: %w", err)
+	}
+	return v, nil
+}
+
+// ---------------------------------------------------------------------------
+// Connection helpers.
+
+// mysqlTCPConfig is the go-sql-driver config for a TCP connection. tlsConf
+// nil means tlsName ("" = no TLS, "preferred", "skip-verify", ...).
+func mysqlTCPConfig(host string, port int, login Login, database string, tlsConf *tls.Config, tlsName string) *mysql.Config {
+	cfg := mysql.NewConfig()
+	cfg.Net = "tcp"
+	cfg.Addr = joinHostPort(host, port)
+	cfg.User = login.Username
+	cfg.Passwd = login.Password
+	cfg.DBName = database
+	cfg.Timeout = 10 * time.Second
+	if tlsConf != nil {
+		cfg.TLS = tlsConf.Clone()
+	} else {
+		cfg.TLSConfig = tlsName
+	}
+	return cfg
+}
+
+func openMySQL(cfg *mysql.Config) (*sql.DB, error) {
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("mysql config: %w", err)
+	}
+	return sql.OpenDB(conn), nil
+}
+
+// pgConnConfig builds a pgx config for a TCP connection. tlsConf nil means no
+// TLS (sslmode=disable); otherwise TLS with exactly that config, no plaintext
+// fallback.
+func pgConnConfig(host string, port int, login Login, database string, tlsConf *tls.Config) (*pgx.ConnConfig, error) {
+	if database == "" {
+		database = "postgres"
+	}
+	// Parse a minimal string for the defaults, then set fields directly so
+	// that no value needs quoting.
+	cfg, err := pgx.ParseConfig("sslmode=disable connect_timeout=10")
+	if err != nil {
+		return nil, err
+	}
+	cfg.Host = host
+	cfg.Port = uint16(port)
+	cfg.User = login.Username
+	cfg.Password = login.Password
+	cfg.Database = database
+	cfg.Fallbacks = nil
+	if tlsConf != nil {
+		cfg.TLSConfig = tlsConf.Clone()
+	}
+	return cfg, nil
+}
+
+func openPG(cfg *pgx.ConnConfig) *sql.DB { return stdlib.OpenDB(*cfg) }
+
+// waitFor calls probe until it succeeds, ctx ends, the deadline passes, or
+// exited is closed (the server process died: no point waiting). It returns the
+// last probe error on failure.
+func waitFor(ctx context.Context, timeout time.Duration, exited <-chan struct{}, probe func(context.Context) error) error {
+	deadline := time.Now().Add(timeout)
+	var last error
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		last = probe(pctx)
+		cancel()
+		if last == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not ready after %v: %w", timeout, last)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last error: %v)", ctx.Err(), last)
+		case <-exited:
+			return fmt.Errorf("server process exited (last connect error: %v)", last)
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+}
