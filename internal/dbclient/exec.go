@@ -13,9 +13,9 @@ import (
 
 // Retry budget for transient errors within one operation.
 var (
-	retryAttempts = 6
+	retryAttempts = 5
 	retryBase     = 200 * time.Millisecond
-	retryMax      = 3 * time.Second
+	retryMax      = 2 * time.Second
 )
 
 // retry runs fn until it succeeds, fails terminally, or the transient budget

@@ -20,7 +20,7 @@ import (
 func addError(diags *diag.Diagnostics, doing string, err error) {
 	var refusal *ddl.Error
 	if errors.As(err, &refusal) {
-		diags.AddError(refusal.Summary(), refusal.Detail())
+		diags.AddError(refusal.Summary(), refusal.Detail()+"\n\n(while trying to "+doing+")")
 		return
 	}
 	diags.AddError(fmt.Sprintf("Could not %s", doing), err.Error())

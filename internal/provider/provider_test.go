@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
+)
+
+func TestMain(m *testing.M) {
+	// Fail loudly: without terraform the testing library tries to download
+	// it and exits without a FAIL line.
+	if os.Getenv("TF_ACC") != "" {
+		if _, err := exec.LookPath("terraform"); err != nil && os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
+			fmt.Fprintln(os.Stderr, "FAIL: terraform is not on PATH; acceptance tests need terraform >= 1.11")
+			os.Exit(1)
+		}
+	}
+	os.Setenv("CHECKPOINT_DISABLE", "1")
+	os.Exit(testserver.RunMain(m))
+}
+
+// testAccProviders serves the provider in-process for terraform.
+var testAccProviders = map[string]func() (tfprotov6.ProviderServer, error){
+	"tenantdb": providerserver.NewProtocol6WithError(New("test")()),
+}
+
+// accServer is a shared throwaway server plus the server name the test
+// configuration gives it; its admin password reaches the provider through
+// the TENANTDB_ADMIN_PASSWORD_<NAME> fallback.
+type accServer struct {
+	*testserver.Server
+	name string
+}
+
+var envMu sync.Mutex
+
+func testAccServer(t *testing.T, engine string) accServer {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1 (make test does)")
+	}
+	s := testserver.Shared(t, engine)
+	name := "maria"
+	if engine == "postgres" {
+		name = "pg"
+	}
+	envMu.Lock()
+	os.Setenv(AdminPasswordEnv(name), s.Admin.Password)
+	envMu.Unlock()
+	return accServer{s, name}
+}
+
+// serverHCL declares the tenantdb_db_server for s. extra is added inside
+// the block (e.g. a different username).
+func (s accServer) serverHCL(extra string) string {
+	return fmt.Sprintf(`
+resource "tenantdb_db_server" "main" {
+  name     = %q
+  engine   = %q
+  host     = %q
+  port     = %d
+  username = %q
+  tls      = "verify-full"
+  ca_cert  = %q
+%s
+}
+`, s.name, s.Engine, s.Host, s.Port, s.Admin.Username, s.CAPEM, extra)
+}
+
+var uniq atomic.Int64
+
+// uniqueName returns a fresh database/login name for one test.
+func uniqueName(prefix string) string {
+	return fmt.Sprintf("%s_%d_%d", prefix, os.Getpid()%10000, uniq.Add(1))
+}
+
+// super opens the superuser pool, for inspection and out-of-band changes.
+func (s accServer) super(t *testing.T, database string) *sql.DB {
+	t.Helper()
+	db, err := s.SuperDB(database)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// databaseExists queries the server, not Terraform.
+func (s accServer) databaseExists(t *testing.T, name string) bool {
+	t.Helper()
+	var n int
+	q := `SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?`
+	if s.Engine == "postgres" {
+		q = `SELECT COUNT(*) FROM pg_database WHERE datname = $1`
+	}
+	if err := s.super(t, "").QueryRow(q, name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
+}
+
+func (s accServer) charsetCollation(t *testing.T, name string) (string, string) {
+	t.Helper()
+	var cs, co string
+	q := `SELECT DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?`
+	if s.Engine == "postgres" {
+		q = `SELECT pg_encoding_to_char(encoding), datcollate FROM pg_database WHERE datname = $1`
+	}
+	if err := s.super(t, "").QueryRow(q, name).Scan(&cs, &co); err != nil {
+		t.Fatal(err)
+	}
+	return cs, co
+}
+
+func (s accServer) exec(t *testing.T, database string, stmts ...string) {
+	t.Helper()
+	db := s.super(t, database)
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// ident quotes a test-chosen name for out-of-band SQL in tests.
+func (s accServer) ident(name string) string {
+	if s.Engine == "postgres" {
+		return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+	}
+	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+}
+
+func engines() []string { return []string{"mysql", "postgres"} }
+
+// dropDatabase removes a test database out of band (test cleanup). On
+// PostgreSQL the superuser's own cached pool may still be connected to it.
+func (s accServer) dropDatabase(t *testing.T, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		q := "DROP DATABASE IF EXISTS " + s.ident(name)
+		if s.Engine == "postgres" {
+			q += " WITH (FORCE)"
+		}
+		s.exec(t, "", q)
+	}
+}

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+func tenantDatabaseHCL(name, extra string) string {
+	return fmt.Sprintf(`
+resource "tenantdb_tenant_database" %[1]q {
+  server = tenantdb_db_server.main.ref
+  name   = %[1]q
+%[2]s
+}
+`, name, extra)
+}
+
+// importID builds the pinned JSON import ID from the test server.
+func (s accServer) importID(extra map[string]any) string {
+	id := map[string]any{"server": map[string]any{
+		"name": s.name, "engine": s.Engine, "host": s.Host, "port": s.Port,
+		"username": s.Admin.Username, "tls": "verify-full", "ca_cert": s.CAPEM,
+	}}
+	for k, v := range extra {
+		id[k] = v
+	}
+	b, _ := json.Marshal(id)
+	return string(b)
+}
+
+func (s accServer) check(fn func() error) resource.TestCheckFunc {
+	return func(*terraform.State) error { return fn() }
+}
+
+// TestAccTenantDatabase_lifecycle walks one database through create, no-op
+// plan, in-place update, import and destroy under retain, on both engines.
+func TestAccTenantDatabase_lifecycle(t *testing.T) {
+	for _, engine := range engines() {
+		t.Run(engine, func(t *testing.T) {
+			s := testAccServer(t, engine)
+			name := uniqueName("life")
+			t.Cleanup(func() { s.dropDatabase(t, name) })
+			wantCS, wantCO := "utf8mb4", "utf8mb4_unicode_ci"
+			changedCO, updateStep := "utf8mb4_bin", resource.TestStep{}
+			if engine == "postgres" {
+				wantCS, wantCO = "UTF8", "C"
+			}
+			base := s.serverHCL("") + tenantDatabaseHCL(name, "")
+			if engine == "postgres" {
+				// PostgreSQL cannot change a locale: refused at plan time.
+				updateStep = resource.TestStep{
+					Config:      s.serverHCL("") + tenantDatabaseHCL(name, `collation = "POSIX"`),
+					ExpectError: regexp.MustCompile(`ImmutableAttribute`),
+				}
+			} else {
+				updateStep = resource.TestStep{
+					Config: s.serverHCL("") + tenantDatabaseHCL(name, fmt.Sprintf("collation = %q", changedCO)),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("tenantdb_tenant_database."+name, plancheck.ResourceActionUpdate),
+					}},
+					Check: s.check(func() error {
+						if _, co := s.charsetCollation(t, name); co != changedCO {
+							return fmt.Errorf("collation on server = %q, want %q", co, changedCO)
+						}
+						return nil
+					}),
+				}
+			}
+			addr := "tenantdb_tenant_database." + name
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{
+					{
+						Config: base,
+						ConfigStateChecks: []statecheck.StateCheck{
+							statecheck.ExpectKnownValue(addr, tfjsonpath.New("database_created"), knownvalue.Bool(true)),
+							statecheck.ExpectKnownValue(addr, tfjsonpath.New("deletion_policy"), knownvalue.StringExact("retain")),
+							statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(s.name+"/"+name)),
+							statecheck.ExpectKnownValue(addr, tfjsonpath.New("character_set"), knownvalue.StringExact(wantCS)),
+							statecheck.ExpectKnownValue("tenantdb_db_server.main", tfjsonpath.New("flavor"), knownvalue.StringExact(s.Flavor)),
+						},
+						Check: s.check(func() error {
+							cs, co := s.charsetCollation(t, name)
+							if cs != wantCS || co != wantCO {
+								return fmt.Errorf("server has %s/%s, want %s/%s", cs, co, wantCS, wantCO)
+							}
+							return nil
+						}),
+					},
+					{
+						Config: base,
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectEmptyPlan(),
+						}},
+					},
+					updateStep,
+					{
+						ResourceName:            addr,
+						ImportState:             true,
+						ImportStateId:           s.importID(map[string]any{"name": name}),
+						ImportStateVerify:       true,
+						ImportStateVerifyIgnore: []string{"database_created"},
+					},
+					{
+						// Data written by the tenant in between must survive a
+						// destroy under retain.
+						PreConfig: func() {
+							s.exec(t, name, "CREATE TABLE orders (id INT PRIMARY KEY)", "INSERT INTO orders VALUES (1), (2)")
+						},
+						Config: s.serverHCL(""),
+						Check: s.check(func() error {
+							if !s.databaseExists(t, name) {
+								return fmt.Errorf("database %s was dropped under retain", name)
+							}
+							var n int
+							if err := s.super(t, name).QueryRow("SELECT COUNT(*) FROM orders").Scan(&n); err != nil || n != 2 {
+								return fmt.Errorf("rows after retain: %d, %v", n, err)
+							}
+							return nil
+						}),
+					},
+				},
+			})
+		})
+	}
+}
+
+// TestAccTenantDatabase_deletePolicy: delete drops what this resource
+// created, and never what it imported.
+func TestAccTenantDatabase_deletePolicy(t *testing.T) {
+	for _, engine := range engines() {
+		t.Run(engine, func(t *testing.T) {
+			s := testAccServer(t, engine)
+			created, foreign := uniqueName("del"), uniqueName("imp")
+			t.Cleanup(func() { s.dropDatabase(t, foreign) })
+			del := `deletion_policy = "delete"`
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				CheckDestroy: s.check(func() error {
+					if s.databaseExists(t, created) {
+						return fmt.Errorf("%s survived destroy under delete", created)
+					}
+					if !s.databaseExists(t, foreign) {
+						return fmt.Errorf("imported database %s was dropped", foreign)
+					}
+					return nil
+				}),
+				Steps: []resource.TestStep{
+					{
+						Config: s.serverHCL("") + tenantDatabaseHCL(created, del),
+						Check: s.check(func() error {
+							if !s.databaseExists(t, created) {
+								return fmt.Errorf("%s not created", created)
+							}
+							return nil
+						}),
+					},
+					{
+						Config: s.serverHCL(""),
+						Check: s.check(func() error {
+							if s.databaseExists(t, created) {
+								return fmt.Errorf("%s not dropped under delete", created)
+							}
+							return nil
+						}),
+					},
+					{
+						PreConfig: func() { s.exec(t, "", "CREATE DATABASE "+s.ident(foreign)) },
+						Config:    s.serverHCL("") + tenantDatabaseHCL(foreign, del),
+						ResourceName: "tenantdb_tenant_database." + foreign,
+						ImportState:        true,
+						ImportStateId:      s.importID(map[string]any{"name": foreign}),
+						ImportStatePersist: true,
+					},
+					{
+						Config: s.serverHCL("") + tenantDatabaseHCL(foreign, del),
+						ConfigStateChecks: []statecheck.StateCheck{
+							statecheck.ExpectKnownValue("tenantdb_tenant_database."+foreign, tfjsonpath.New("database_created"), knownvalue.Bool(false)),
+							statecheck.ExpectKnownValue("tenantdb_tenant_database."+foreign, tfjsonpath.New("deletion_policy"), knownvalue.StringExact("delete")),
+						},
+					},
+					{
+						Config: s.serverHCL(""),
+						Check: s.check(func() error {
+							if !s.databaseExists(t, foreign) {
+								return fmt.Errorf("imported %s dropped", foreign)
+							}
+							return nil
+						}),
+					},
+				},
+			})
+		})
+	}
+}
+
+// TestAccTenantDatabase_refusals: DatabasePreExists, drift, rename.
+func TestAccTenantDatabase_refusals(t *testing.T) {
+	for _, engine := range engines() {
+		t.Run(engine, func(t *testing.T) {
+			s := testAccServer(t, engine)
+			pre, drift := uniqueName("pre"), uniqueName("drift")
+			t.Cleanup(func() {
+				s.dropDatabase(t, pre, drift)
+			})
+			preCreate := "CREATE DATABASE " + s.ident(pre) + " CHARACTER SET latin1"
+			if engine == "postgres" {
+				preCreate = "CREATE DATABASE " + s.ident(pre)
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{
+					{
+						PreConfig:   func() { s.exec(t, "", preCreate) },
+						Config:      s.serverHCL("") + tenantDatabaseHCL(pre, `deletion_policy = "delete"`),
+						ExpectError: regexp.MustCompile(`DatabasePreExists`),
+					},
+					{
+						// Nothing ran against the foreign database.
+						PreConfig: func() {
+							if engine == "postgres" {
+								var ok bool
+								s.super(t, "").QueryRow(`SELECT has_database_privilege('public', $1, 'CONNECT')`, pre).Scan(&ok)
+								if !ok {
+									t.Errorf("PUBLIC lost CONNECT on the pre-existing database %s", pre)
+								}
+							} else if cs, _ := s.charsetCollation(t, pre); cs != "latin1" {
+								t.Errorf("pre-existing database changed: charset %s", cs)
+							}
+						},
+						Config: s.serverHCL("") + tenantDatabaseHCL(drift, ""),
+					},
+					{
+						PreConfig: func() { s.exec(t, "", "DROP DATABASE "+s.ident(drift)) },
+						Config:    s.serverHCL("") + tenantDatabaseHCL(drift, ""),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction("tenantdb_tenant_database."+drift, plancheck.ResourceActionCreate),
+						}},
+						Check: s.check(func() error {
+							if !s.databaseExists(t, drift) {
+								return fmt.Errorf("drifted database %s not re-created", drift)
+							}
+							return nil
+						}),
+					},
+					{
+						Config: s.serverHCL("") + fmt.Sprintf(`
+resource "tenantdb_tenant_database" %q {
+  server = tenantdb_db_server.main.ref
+  name   = "%s_renamed"
+}
+`, drift, drift),
+						ExpectError: regexp.MustCompile(`ImmutableAttribute`),
+					},
+				},
+			})
+		})
+	}
+}
+
+// TestAccTenantDatabase_unreachableDelete: under delete, an unreachable
+// server is an error and the resource stays in state until the drop really
+// happens.
+func TestAccTenantDatabase_unreachableDelete(t *testing.T) {
+	s := testAccServer(t, "postgres")
+	name := uniqueName("unreach")
+	t.Cleanup(func() { s.dropDatabase(t, name) })
+	withPort := func(port string) string {
+		return s.serverHCL("") + fmt.Sprintf(`
+resource "tenantdb_tenant_database" "t" {
+  server          = merge(tenantdb_db_server.main.ref, { port = %s })
+  name            = %q
+  deletion_policy = "delete"
+}
+`, port, name)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		CheckDestroy: s.check(func() error {
+			if s.databaseExists(t, name) {
+				return fmt.Errorf("%s not dropped once reachable", name)
+			}
+			return nil
+		}),
+		Steps: []resource.TestStep{
+			{Config: withPort(fmt.Sprint(s.Port))},
+			{
+				// A port change updates state in place and runs no SQL.
+				Config: withPort("1"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("tenantdb_tenant_database.t", plancheck.ResourceActionUpdate),
+				}},
+			},
+			{
+				Config:      s.serverHCL(""),
+				ExpectError: regexp.MustCompile(`(?s)PrimaryUnavailable.*drop database.*stays in state`),
+			},
+			{
+				Config: withPort(fmt.Sprint(s.Port)),
+				Check: s.check(func() error {
+					if !s.databaseExists(t, name) {
+						return fmt.Errorf("%s vanished while the drop was deferred", name)
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
