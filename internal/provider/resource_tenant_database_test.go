@@ -3,6 +3,7 @@
 package provider
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -111,6 +112,13 @@ func TestAccTenantDatabase_lifecycle(t *testing.T) {
 						ImportStateId:           s.importID(map[string]any{"name": name}),
 						ImportStateVerify:       true,
 						ImportStateVerifyIgnore: []string{"database_created"},
+					},
+					{
+						ResourceName:    addr,
+						ImportState:     true,
+						ImportStateKind: resource.ImportBlockWithID,
+						ImportStateId:   s.importID(map[string]any{"name": name}),
+						Config:          s.serverHCL("") + tenantDatabaseHCL(name, collationFor(engine, changedCO)),
 					},
 					{
 						// Data written by the tenant in between must survive a
@@ -314,6 +322,68 @@ resource "tenantdb_tenant_database" "t" {
 					}
 					return nil
 				}),
+			},
+		},
+	})
+}
+
+// collationFor is the collation the lifecycle test leaves the database with.
+func collationFor(engine, changed string) string {
+	if engine == "postgres" {
+		return ""
+	}
+	return fmt.Sprintf("collation = %q", changed)
+}
+
+// TestAccTenantDatabase_inUse: a drop under delete refuses while a session
+// this provider did not open is connected, lists it, and terminates nothing.
+func TestAccTenantDatabase_inUse(t *testing.T) {
+	s := testAccServer(t, "postgres")
+	name := uniqueName("inuse")
+	t.Cleanup(func() { s.dropDatabase(t, name) })
+	var session *sql.DB
+	closeSession := func() {
+		if session != nil {
+			session.Close()
+			session = nil
+		}
+	}
+	t.Cleanup(closeSession)
+	withDB := s.serverHCL("") + tenantDatabaseHCL(name, `deletion_policy = "delete"`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		CheckDestroy: s.check(func() error {
+			if s.databaseExists(t, name) {
+				return fmt.Errorf("%s not dropped after the session ended", name)
+			}
+			return nil
+		}),
+		Steps: []resource.TestStep{
+			{Config: withDB},
+			{
+				PreConfig: func() {
+					var err error
+					if session, err = s.Open(s.Super, name); err == nil {
+						err = session.Ping()
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      s.serverHCL(""),
+				ExpectError: regexp.MustCompile(`(?s)DatabaseInUse.*tenantdb_super`),
+			},
+			{
+				PreConfig: func() {
+					if err := session.Ping(); err != nil {
+						t.Errorf("the foreign session was terminated: %v", err)
+					}
+					if !s.databaseExists(t, name) {
+						t.Errorf("%s dropped while in use", name)
+					}
+					closeSession()
+				},
+				Config: withDB,
 			},
 		},
 	})
