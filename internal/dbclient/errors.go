@@ -41,12 +41,17 @@ var (
 		1290: true, 1836: true, // read-only
 		1205: true, 1213: true, // lock wait timeout, deadlock
 		1040: true, 1203: true, // too many connections
-		1053: true, 1927: true, // server shutdown, connection killed
+		1053: true, // server shutdown
 	}
-	mysqlOutcomeUnknown = map[uint16]bool{2006: true, 2013: true}
+	// A session killed mid-statement (MariaDB 1927 "Connection was killed",
+	// PostgreSQL 57P01 from pg_terminate_backend or a fast shutdown) may or
+	// may not have applied the statement: read state back, do not blindly
+	// retry. Checked on the real servers by TestKilledConnection.
+	mysqlOutcomeUnknown = map[uint16]bool{2006: true, 2013: true, 1927: true}
+	pgOutcomeUnknown    = map[string]bool{"57P01": true}
 	pgTransient         = map[string]bool{
 		"25006": true,                // read_only_sql_transaction
-		"57P01": true, "57P03": true, // admin shutdown, cannot connect now
+		"57P03": true,                // cannot connect now
 		"53300": true,                // too many connections
 		"40001": true, "40P01": true, // serialization failure, deadlock
 		"55P03": true, // lock not available
@@ -75,7 +80,7 @@ func Classify(err error) Class {
 			return Transient
 		case pe.Code == "XX000" && strings.Contains(pe.Message, "tuple concurrently updated"):
 			return Transient
-		case strings.HasPrefix(pe.Code, "08"):
+		case strings.HasPrefix(pe.Code, "08"), pgOutcomeUnknown[pe.Code]:
 			return OutcomeUnknown
 		}
 		return Terminal

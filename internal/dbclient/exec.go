@@ -60,7 +60,13 @@ func (s *Server) Exec(ctx context.Context, plan ddl.Plan) error {
 
 func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
 	err := retry(ctx, s.spec, func(ctx context.Context) error {
-		return s.run(ctx, st)
+		if err := s.run(ctx, st); err != nil {
+			// Wrap before retry sees it: the PrimaryUnavailable text built
+			// after exhausted retries then quotes the redacted statement,
+			// never a server message that could echo a secret.
+			return newStatementError(s.spec.Name, st, err)
+		}
+		return nil
 	})
 	if err == nil {
 		return nil
@@ -72,7 +78,7 @@ func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
 	if st.Tolerate == ddl.TolerateMissing && IsMissing(err) {
 		return nil
 	}
-	return newStatementError(s.spec.Name, st, err)
+	return err
 }
 
 func (s *Server) run(ctx context.Context, st ddl.Statement) error {

@@ -82,13 +82,23 @@ type Server struct {
 
 	poolMu      sync.Mutex
 	tenantPools map[string]*tenantPool
+	// exiting holds the backend PIDs of tenant-pool connections this
+	// process has closed, with when. Closing a connection only asks its
+	// backend to exit, so for a moment it is still in pg_stat_activity;
+	// Sessions must not report it as foreign (DROP DATABASE itself waits
+	// up to 5 s for such backends to go).
+	exiting map[int]time.Time
 }
 
 type tenantPool struct {
 	db       *sql.DB
 	lastUsed time.Time
 	inUse    int
+	pids     map[int]bool // backend PIDs of its connections (PostgreSQL)
 }
+
+// exitingGrace is how long a closed connection's PID is remembered.
+const exitingGrace = 30 * time.Second
 
 // Info is the detected flavor and version.
 func (s *Server) Info() ddl.ServerInfo { return s.info }
@@ -105,7 +115,7 @@ func (s *Server) init(ctx context.Context) error {
 	if s.ready {
 		return nil
 	}
-	db, err := s.open("")
+	db, err := s.open("", nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.spec.describe(), err)
 	}
@@ -138,7 +148,8 @@ func (s *Server) close() {
 }
 
 // open returns a database/sql pool on database ("" = maintenance).
-func (s *Server) open(database string) (*sql.DB, error) {
+// onConnect, when set, learns each new PostgreSQL connection's backend PID.
+func (s *Server) open(database string, onConnect func(pid int)) (*sql.DB, error) {
 	tlsCfg, err := s.spec.tlsConfig()
 	if err != nil {
 		return nil, err
@@ -179,8 +190,11 @@ func (s *Server) open(database string) (*sql.DB, error) {
 			cfg.RuntimeParams[k] = v
 		}
 		cfg.RuntimeParams["application_name"] = "tenantdb"
-		return stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(func(context.Context, *pgx.Conn) error {
+		return stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(func(_ context.Context, c *pgx.Conn) error {
 			counter()
+			if onConnect != nil {
+				onConnect(int(c.PgConn().PID()))
+			}
 			return nil
 		})), nil
 	}
@@ -231,14 +245,19 @@ func (s *Server) tenantDB(database string) (*sql.DB, func(), error) {
 	s.reapLocked(false)
 	p, ok := s.tenantPools[database]
 	if !ok {
-		db, err := s.open(database)
+		p = &tenantPool{pids: map[int]bool{}}
+		db, err := s.open(database, func(pid int) {
+			s.poolMu.Lock()
+			p.pids[pid] = true
+			s.poolMu.Unlock()
+		})
 		if err != nil {
 			return nil, nil, err
 		}
 		db.SetMaxOpenConns(tenantPoolMaxOpen)
 		db.SetMaxIdleConns(tenantPoolMaxOpen)
 		db.SetConnMaxIdleTime(tenantPoolIdleClose)
-		p = &tenantPool{db: db}
+		p.db = db
 		s.tenantPools[database] = p
 	}
 	p.inUse++
@@ -266,20 +285,45 @@ func (s *Server) reapLocked(all bool) {
 			continue
 		}
 		if all || time.Since(p.lastUsed) > tenantPoolIdleClose || idle > maxTenantPools {
-			p.db.Close()
-			delete(s.tenantPools, name)
+			s.closePoolLocked(name, p)
 			idle--
 		}
 	}
 }
 
+// closePoolLocked closes a tenant pool and remembers its backends as
+// exiting.
+func (s *Server) closePoolLocked(name string, p *tenantPool) {
+	p.db.Close()
+	delete(s.tenantPools, name)
+	now := time.Now()
+	if s.exiting == nil {
+		s.exiting = map[int]time.Time{}
+	}
+	for pid, at := range s.exiting {
+		if now.Sub(at) > exitingGrace {
+			delete(s.exiting, pid)
+		}
+	}
+	for pid := range p.pids {
+		s.exiting[pid] = now
+	}
+}
+
 // closeTenantPool closes this process's connections into database, so a
-// drop does not count them as foreign sessions.
-func (s *Server) closeTenantPool(database string) {
+// drop does not count them as foreign sessions, and returns the PIDs of
+// backends this process closed recently, which may still be exiting.
+func (s *Server) closeTenantPool(database string) map[int]bool {
 	s.poolMu.Lock()
 	defer s.poolMu.Unlock()
 	if p, ok := s.tenantPools[database]; ok && p.inUse == 0 {
-		p.db.Close()
-		delete(s.tenantPools, database)
+		s.closePoolLocked(database, p)
 	}
+	own := make(map[int]bool, len(s.exiting))
+	for pid, at := range s.exiting {
+		if time.Since(at) <= exitingGrace {
+			own[pid] = true
+		}
+	}
+	return own
 }

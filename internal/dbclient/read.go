@@ -175,18 +175,22 @@ func (s Session) String() string {
 }
 
 // Sessions lists sessions in a PostgreSQL database other than this
-// process's own (closed first). MySQL has no per-database sessions to cut:
-// it returns nil.
+// process's own (closed first; their backends may still be exiting and are
+// left out). Without pg_read_all_stats the admin sees other roles' sessions
+// with client_addr and client_port NULL, which must not read as "local
+// socket" (client_port -1). MySQL has no per-database sessions to cut: it
+// returns nil.
 func (s *Server) Sessions(ctx context.Context, database ddl.DatabaseName) ([]Session, error) {
 	if s.spec.Engine != ddl.EnginePostgres {
 		return nil, nil
 	}
-	s.closeTenantPool(database.String())
+	own := s.closeTenantPool(database.String())
 	var out []Session
 	err := s.query(ctx, func(ctx context.Context, db *sql.DB) error {
 		out = nil
 		rows, err := db.QueryContext(ctx, `
-SELECT pid, COALESCE(usename, ''), COALESCE(application_name, ''), COALESCE(host(client_addr), 'local socket')
+SELECT pid, COALESCE(usename, ''), COALESCE(application_name, ''),
+       COALESCE(host(client_addr), CASE WHEN client_port = -1 THEN 'local socket' ELSE '(address not visible to the admin)' END)
 FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() ORDER BY pid`, database.String())
 		if err != nil {
 			return err
@@ -196,6 +200,9 @@ FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() ORDER BY pi
 			var x Session
 			if err := rows.Scan(&x.PID, &x.User, &x.Application, &x.Client); err != nil {
 				return err
+			}
+			if own[x.PID] {
+				continue // this process's own connection, closed and exiting
 			}
 			out = append(out, x)
 		}

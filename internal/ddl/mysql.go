@@ -110,14 +110,19 @@ func (d mysql) SyncPrivileges(db DatabaseName, grantee, _ Username, diff Privile
 
 func (d mysql) RevokeAll(db DatabaseName, grantee, _ Username) Plan {
 	target, account := mysqlGrantTarget(db), mysqlAccount(grantee)
+	// "ALL PRIVILEGES, GRANT OPTION" is only valid without ON (the global
+	// form that strips every level); with ON db.* both MySQL 8 and MariaDB
+	// answer 1064. So the privileges and the grant option are two revokes.
 	if d.isMySQL(8, 0, 30) {
 		return Plan{Statements: []Statement{
-			sql("REVOKE IF EXISTS ALL PRIVILEGES, GRANT OPTION ON ", target, " FROM ", account, " IGNORE UNKNOWN USER").done(),
+			sql("REVOKE IF EXISTS ALL PRIVILEGES ON ", target, " FROM ", account, " IGNORE UNKNOWN USER").done(),
+			sql("REVOKE IF EXISTS GRANT OPTION ON ", target, " FROM ", account, " IGNORE UNKNOWN USER").done(),
 		}}
 	}
 	// MariaDB has no IF EXISTS here: a missing grant (1141) or user (1269)
 	// is tolerated by the executor instead.
 	return Plan{Statements: []Statement{
-		sql("REVOKE ALL PRIVILEGES, GRANT OPTION ON ", target, " FROM ", account).okIfMissing().done(),
+		sql("REVOKE ALL PRIVILEGES ON ", target, " FROM ", account).okIfMissing().done(),
+		sql("REVOKE GRANT OPTION ON ", target, " FROM ", account).okIfMissing().done(),
 	}}
 }

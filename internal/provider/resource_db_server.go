@@ -250,7 +250,8 @@ func (r *dbServerResource) Read(ctx context.Context, req resource.ReadRequest, r
 }
 
 // Delete forgets the server; nothing on the server changes.
-func (r *dbServerResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+func (r *dbServerResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+}
 
 // dbServerImportID is the pinned import ID: a JSON object of the arguments.
 type dbServerImportID struct {

@@ -184,9 +184,9 @@ func TestAccTenantDatabase_deletePolicy(t *testing.T) {
 						}),
 					},
 					{
-						PreConfig: func() { s.exec(t, "", "CREATE DATABASE "+s.ident(foreign)) },
-						Config:    s.serverHCL("") + tenantDatabaseHCL(foreign, del),
-						ResourceName: "tenantdb_tenant_database." + foreign,
+						PreConfig:          func() { s.exec(t, "", "CREATE DATABASE "+s.ident(foreign)) },
+						Config:             s.serverHCL("") + tenantDatabaseHCL(foreign, del),
+						ResourceName:       "tenantdb_tenant_database." + foreign,
 						ImportState:        true,
 						ImportStateId:      s.importID(map[string]any{"name": foreign}),
 						ImportStatePersist: true,

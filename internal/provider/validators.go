@@ -19,7 +19,9 @@ func (v identifierValidator) Description(context.Context) string {
 	return fmt.Sprintf("must be a valid %s (InvalidIdentifier)", v.kind)
 }
 
-func (v identifierValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v identifierValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
 
 func (v identifierValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {

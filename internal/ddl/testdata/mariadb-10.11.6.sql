@@ -54,7 +54,9 @@ REVOKE INSERT ON `acme\_1`.* FROM 'maester'@'%';
 
 -- == grant: revoke all ==
 -- ok if already gone
-REVOKE ALL PRIVILEGES, GRANT OPTION ON `acme\_1`.* FROM 'maester'@'%';
+REVOKE ALL PRIVILEGES ON `acme\_1`.* FROM 'maester'@'%';
+-- ok if already gone
+REVOKE GRANT OPTION ON `acme\_1`.* FROM 'maester'@'%';
 
 -- == admin rights: statements that grant them ==
 GRANT CREATE, DROP, CREATE USER ON *.* TO 'tenantdb_admin'@'%';

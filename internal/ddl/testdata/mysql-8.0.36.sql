@@ -54,7 +54,8 @@ GRANT DELETE ON `acme\_1`.* TO 'maester'@'%';
 REVOKE INSERT ON `acme\_1`.* FROM 'maester'@'%';
 
 -- == grant: revoke all ==
-REVOKE IF EXISTS ALL PRIVILEGES, GRANT OPTION ON `acme\_1`.* FROM 'maester'@'%' IGNORE UNKNOWN USER;
+REVOKE IF EXISTS ALL PRIVILEGES ON `acme\_1`.* FROM 'maester'@'%' IGNORE UNKNOWN USER;
+REVOKE IF EXISTS GRANT OPTION ON `acme\_1`.* FROM 'maester'@'%' IGNORE UNKNOWN USER;
 
 -- == admin rights: statements that grant them ==
 GRANT CREATE, DROP, CREATE USER ON *.* TO 'tenantdb_admin'@'%';
