@@ -59,7 +59,9 @@ type MySQLHeldRights struct {
 	GrantOption bool
 }
 
-var mysqlGlobalGrantLine = regexp.MustCompile(`^GRANT (.+?) ON \*\.\* TO `)
+// Privilege lists are upper-case words, spaces, underscores and commas; a
+// list containing " ON " is not a global grant (e.g. a column-level grant).
+var mysqlGlobalGrantLine = regexp.MustCompile(`^GRANT ([A-Za-z_, ]+?) ON \*\.\* TO `)
 
 // ParseMySQLGrantLine reads one SHOW GRANTS line and adds its global
 // privileges to h. Only the privilege list before ON *.* and a trailing
@@ -67,7 +69,7 @@ var mysqlGlobalGrantLine = regexp.MustCompile(`^GRANT (.+?) ON \*\.\* TO `)
 // same line, and nothing of the rest is ever kept.
 func (h *MySQLHeldRights) ParseMySQLGrantLine(info ServerInfo, line string) {
 	m := mysqlGlobalGrantLine.FindStringSubmatch(line)
-	if m == nil {
+	if m == nil || strings.Contains(m[1], " ON ") {
 		return
 	}
 	for _, part := range strings.Split(m[1], ",") {
