@@ -223,7 +223,7 @@ func TestOwnerLogin(t *testing.T) {
 		if err == nil {
 			t.Fatalf("owner of %s connected to %s", db, other)
 		}
-		if c := serverCode(err); c != "mysql:1044" && c != "pg:42501" {
+		if c := codeOf(err); c != "mysql:1044" && c != "pg:42501" {
 			t.Errorf("connect to another tenant: %v (code %q), want access denied", err, c)
 		}
 	})

@@ -22,9 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
 )
@@ -355,20 +352,6 @@ func wantReason(t *testing.T, err error, r ddl.Reason) *ddl.Error {
 		t.Fatalf("got reason %s (%v), want %s", de.Reason, err, r)
 	}
 	return de
-}
-
-// serverCode is "mysql:<n>" or "pg:<sqlstate>" of a driver error, for
-// assertions on a login or a statement run outside dbclient.
-func serverCode(err error) string {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return fmt.Sprintf("mysql:%d", me.Number)
-	}
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		return "pg:" + pe.Code
-	}
-	return ""
 }
 
 // assertNoSecret checks every rendering of err for the secret (and, on

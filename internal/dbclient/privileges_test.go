@@ -171,7 +171,7 @@ func TestSyncPrivileges(t *testing.T) {
 		}
 		if _, err := g.Exec("DELETE FROM t0"); err == nil {
 			t.Error("grantee could DELETE after DELETE was revoked")
-		} else if c := serverCode(err); c != "mysql:1142" && c != "pg:42501" {
+		} else if c := codeOf(err); c != "mysql:1142" && c != "pg:42501" {
 			t.Errorf("grantee DELETE: %v, want permission denied", err)
 		}
 		g.Close()
@@ -217,7 +217,7 @@ func (e *env) mustLoginFailOrDenied(user, pw, database string) {
 		db.Close()
 		e.t.Fatalf("%s entered %s", user, database)
 	}
-	if c := serverCode(err); c != "mysql:1044" && c != "pg:42501" {
+	if c := codeOf(err); c != "mysql:1044" && c != "pg:42501" {
 		e.t.Fatalf("%s entering %s: %v, want access denied", user, database, err)
 	}
 }
@@ -324,7 +324,7 @@ func TestUnderscoreDoesNotWiden(t *testing.T) {
 		e.mustLoginFailOrDenied(grantee.String(), "Under-pw-1", wide.String())
 		e.mustLoginFailOrDenied(owners[0].String(), "Under-owner-1", wide.String())
 		if !e.isPG() {
-			if _, err := g.Exec(fmt.Sprintf("SELECT * FROM `%s`.t", wide)); serverCode(err) != "mysql:1142" {
+			if _, err := g.Exec(fmt.Sprintf("SELECT * FROM `%s`.t", wide)); codeOf(err) != "mysql:1142" {
 				t.Errorf("grantee SELECT on %s: %v, want 1142", wide, err)
 			}
 			// No grant row of the grantee matches the look-alike as a pattern.

@@ -4,7 +4,9 @@ package provider
 
 import (
 	"context"
+
 	"fmt"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"os"
 	"strings"
 
@@ -71,4 +73,14 @@ func (d *providerData) connect(ctx context.Context, ref serverRef) (*dbclient.Se
 	}
 	spec.Password = pw
 	return d.registry.Server(ctx, spec)
+}
+
+// connectOrReport is connect for CRUD: a failure becomes an error diagnostic.
+func (d *providerData) connectOrReport(ctx context.Context, ref serverRef, diags *diag.Diagnostics) (*dbclient.Server, bool) {
+	srv, err := d.connect(ctx, ref)
+	if err != nil {
+		addError(diags, fmt.Sprintf("connect to server %q", ref.Name), err)
+		return nil, false
+	}
+	return srv, true
 }

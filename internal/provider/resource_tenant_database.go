@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
@@ -257,9 +258,8 @@ func (r *tenantDatabaseResource) Create(ctx context.Context, req resource.Create
 		addError(&resp.Diagnostics, "validate the database settings", err)
 		return
 	}
-	srv, err := r.data.connect(ctx, ref)
-	if err != nil {
-		addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q", ref.Name), err)
+	srv, ok := r.data.connectOrReport(ctx, ref, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if err := srv.CreateDatabase(ctx, db, cs, co); err != nil {
@@ -284,8 +284,8 @@ func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequ
 	}
 	srv, err := r.data.connect(ctx, ref)
 	if err == nil {
-		var found *dbStateView
-		found, err = readDatabase(ctx, srv, db)
+		var found *dbclient.DatabaseState
+		found, err = srv.Database(ctx, db)
 		if err == nil {
 			if found == nil {
 				addWarning(&resp.Diagnostics, ddl.DriftDetected, fmt.Sprintf("database %q on server %q", db, ref.Name),
@@ -294,8 +294,8 @@ func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequ
 				resp.State.RemoveResource(ctx)
 				return
 			}
-			state.CharacterSet = types.StringValue(found.charset)
-			state.Collation = types.StringValue(found.collation)
+			state.CharacterSet = types.StringValue(found.Charset)
+			state.Collation = types.StringValue(found.Collation)
 		}
 	}
 	if err != nil {
@@ -327,9 +327,8 @@ func (r *tenantDatabaseResource) Update(ctx context.Context, req resource.Update
 			addError(&resp.Diagnostics, "validate the database settings", err)
 			return
 		}
-		srv, err := r.data.connect(ctx, ref)
-		if err != nil {
-			addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q", ref.Name), err)
+		srv, ok := r.data.connectOrReport(ctx, ref, &resp.Diagnostics)
+		if !ok {
 			return
 		}
 		if err := srv.AlterDatabase(ctx, db, cs, co); err != nil {

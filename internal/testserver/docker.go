@@ -169,7 +169,7 @@ func startDockerMySQL(ctx context.Context) (_ *Server, err error) {
 	}
 	super := Login{Username: SuperUsername, Password: randomPassword()}
 	admin := Login{Username: AdminUsername, Password: randomPassword()}
-	if err := execAll(ctx, rootDB, setupLoginsSQL(EngineMySQL, flavor, super, admin)); err != nil {
+	if err := setupLogins(ctx, rootDB, EngineMySQL, flavor, super, admin); err != nil {
 		return nil, fmt.Errorf("set up logins: %w", err)
 	}
 
@@ -231,7 +231,7 @@ func startDockerPostgres(ctx context.Context) (_ *Server, err error) {
 	}
 	super := Login{Username: SuperUsername, Password: randomPassword()}
 	admin := Login{Username: AdminUsername, Password: randomPassword()}
-	if err := execAll(ctx, rootDB, setupLoginsSQL(EnginePostgres, FlavorPostgres, super, admin)); err != nil {
+	if err := setupLogins(ctx, rootDB, EnginePostgres, FlavorPostgres, super, admin); err != nil {
 		return nil, fmt.Errorf("set up roles: %w", err)
 	}
 

@@ -126,7 +126,7 @@ func startDSN(ctx context.Context, engine string) (_ *Server, err error) {
 		return nil, err
 	}
 	s.dropSQL = []string{dropLoginSQL(engine, s.Admin.Username)}
-	if err := execAll(ctx, db, setupLoginsSQL(engine, s.Flavor, Login{}, s.Admin)); err != nil {
+	if err := setupLogins(ctx, db, engine, s.Flavor, Login{}, s.Admin); err != nil {
 		_, _ = db.ExecContext(ctx, s.dropSQL[0])
 		return nil, fmt.Errorf("create admin login: %w", err)
 	}

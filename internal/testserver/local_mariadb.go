@@ -234,7 +234,7 @@ func setupMariaDBLogins(ctx context.Context, socket string, super, admin Login) 
 	if err := execAll(ctx, db, drops); err != nil {
 		return err
 	}
-	return execAll(ctx, db, setupLoginsSQL(EngineMySQL, FlavorMariaDB, super, admin))
+	return setupLogins(ctx, db, EngineMySQL, FlavorMariaDB, super, admin)
 }
 
 // finishSetup checks the server the way tests will use it (superuser over

@@ -191,7 +191,7 @@ func startLocalPostgres(ctx context.Context) (_ *Server, err error) {
 		return nil, err
 	}
 	setupDB := openPG(cfg)
-	err = execAll(ctx, setupDB, setupLoginsSQL(EnginePostgres, FlavorPostgres, super, admin))
+	err = setupLogins(ctx, setupDB, EnginePostgres, FlavorPostgres, super, admin)
 	_ = setupDB.Close()
 	if err != nil {
 		return nil, fmt.Errorf("set up roles: %w%s", err, logTail(logPath))

@@ -17,39 +17,22 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
 // adminGrantStatements returns the statements, run as superuser after the
 // login `user` exists (see createLoginSQL), that give the tenant admin its
-// rights. Keep the admin minimal: it must NOT be a superuser (no SUPER, no
-// ALL PRIVILEGES, no SUPERUSER), so the acceptance tests prove the provider
-// works with exactly these rights. Replace this with the statements the
-// provider's documentation tells users to run, once they are written.
-func adminGrantStatements(flavor, user string) []string {
-	switch flavor {
-	case FlavorMariaDB, FlavorMySQL:
-		acct := mysqlAccount(user)
-		// Global CREATE/DROP for databases, CREATE USER for tenant logins.
-		// The second grant carries every database-level privilege WITH GRANT
-		// OPTION, because MySQL only lets an account grant privileges it
-		// holds with grant option.
-		dbPrivs := "SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, REFERENCES, INDEX, ALTER, " +
-			"CREATE TEMPORARY TABLES, LOCK TABLES, EXECUTE, CREATE VIEW, SHOW VIEW, " +
-			"CREATE ROUTINE, ALTER ROUTINE, EVENT, TRIGGER"
-		if flavor == FlavorMariaDB {
-			// MariaDB's database-level set has one more privilege (system-versioned tables).
-			dbPrivs += ", DELETE HISTORY"
-		}
-		return []string{
-			"GRANT CREATE, DROP, CREATE USER ON *.* TO " + acct,
-			"GRANT " + dbPrivs + " ON *.* TO " + acct + " WITH GRANT OPTION",
-		}
-	case FlavorPostgres:
-		// PostgreSQL 15: a CREATEROLE admin may create/alter/drop non-superuser
-		// roles and grant itself membership in them (16+ narrows this).
-		return []string{"ALTER ROLE " + pgIdent(user) + " CREATEDB CREATEROLE"}
+// rights: exactly the statements the provider documents and prints in
+// MissingAdminRights (internal/ddl), so the acceptance tests prove those
+// rights suffice. The admin is NOT a superuser (no SUPER, no ALL, no
+// SUPERUSER).
+func adminGrantStatements(info ddl.ServerInfo, user string) []string {
+	admin := ddl.AdminAccount{User: user, Host: "%"}
+	if info.Flavor == ddl.FlavorPostgres {
+		return ddl.PostgresAdminGrants(admin)
 	}
-	panic("testserver: adminGrantStatements: unknown flavor " + flavor)
+	return ddl.MySQLAdminGrants(info, admin)
 }
 
 // superGrantStatements makes the login `user` a full superuser.
@@ -63,16 +46,30 @@ func superGrantStatements(flavor, user string) []string {
 	panic("testserver: superGrantStatements: unknown flavor " + flavor)
 }
 
-// setupLoginsSQL returns the statements creating the Super and Admin logins.
+// setupLogins creates the Super and Admin logins on the server behind db.
 // super may be empty (dsn backend: the DSN's own login is the superuser).
-func setupLoginsSQL(engine, flavor string, super, admin Login) []string {
+func setupLogins(ctx context.Context, db *sql.DB, engine, flavor string, super, admin Login) error {
+	raw, err := queryVersion(ctx, engine, db)
+	if err != nil {
+		return err
+	}
+	v, err := ddl.ParseVersion(raw)
+	if err != nil {
+		return err
+	}
+	info := ddl.ServerInfo{Flavor: ddl.Flavor(flavor), Version: v}
+	return execAll(ctx, db, setupLoginsSQL(engine, info, super, admin))
+}
+
+func setupLoginsSQL(engine string, info ddl.ServerInfo, super, admin Login) []string {
+	flavor := string(info.Flavor)
 	var stmts []string
 	if super.Username != "" {
 		stmts = append(stmts, createLoginSQL(engine, super.Username, super.Password))
 		stmts = append(stmts, superGrantStatements(flavor, super.Username)...)
 	}
 	stmts = append(stmts, createLoginSQL(engine, admin.Username, admin.Password))
-	return append(stmts, adminGrantStatements(flavor, admin.Username)...)
+	return append(stmts, adminGrantStatements(info, admin.Username)...)
 }
 
 // createLoginSQL is a plain CREATE of a password login. Passwords cannot be
