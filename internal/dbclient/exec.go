@@ -45,6 +45,13 @@ func retry(ctx context.Context, spec Spec, fn func(context.Context) error) error
 // (best effort) so a failed create leaves nothing half-made, and the
 // original error is returned.
 func (s *Server) Exec(ctx context.Context, plan ddl.Plan) error {
+	// A caller-built plan may touch any database: forget the snapshot.
+	defer s.invalidateCatalog()
+	return s.exec(ctx, plan)
+}
+
+// exec is Exec for the tenant operations, which invalidate precisely.
+func (s *Server) exec(ctx context.Context, plan ddl.Plan) error {
 	for i, st := range plan.Statements {
 		if err := s.execOne(ctx, st); err != nil {
 			if i > 0 && len(plan.Undo) > 0 {
@@ -97,7 +104,10 @@ func (s *Server) run(ctx context.Context, st ddl.Statement) error {
 
 // query runs a read on the admin pool with retries.
 func (s *Server) query(ctx context.Context, fn func(ctx context.Context, db *sql.DB) error) error {
-	return retry(ctx, s.spec, func(ctx context.Context) error { return fn(ctx, s.db) })
+	return retry(ctx, s.spec, func(ctx context.Context) error {
+		s.registry.reads.Add(1)
+		return fn(ctx, s.db)
+	})
 }
 
 // queryIn runs a read inside a tenant database (PostgreSQL).
@@ -108,6 +118,7 @@ func (s *Server) queryIn(ctx context.Context, database string, fn func(ctx conte
 			return err
 		}
 		defer release()
+		s.registry.reads.Add(1)
 		return fn(ctx, db)
 	})
 }

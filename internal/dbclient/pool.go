@@ -35,6 +35,7 @@ type Registry struct {
 	mu      sync.Mutex
 	servers map[string]*Server
 	opened  atomic.Int64 // connections opened, all servers
+	reads   atomic.Int64 // read queries sent, all servers
 }
 
 // NewRegistry returns an empty registry; a provider process has one.
@@ -42,6 +43,9 @@ func NewRegistry() *Registry { return &Registry{servers: map[string]*Server{}} }
 
 // ConnectionsOpened reports how many connections this registry has opened.
 func (r *Registry) ConnectionsOpened() int64 { return r.opened.Load() }
+
+// ReadQueries reports how many read queries this registry has sent.
+func (r *Registry) ReadQueries() int64 { return r.reads.Load() }
 
 // Server returns the server for spec, connecting and detecting its flavor
 // on first use. Later calls reuse the pool and the detected version.
@@ -79,6 +83,8 @@ type Server struct {
 	ready  bool
 	db     *sql.DB // admin pool on the maintenance database
 	info   ddl.ServerInfo
+
+	catalog catalog
 
 	poolMu      sync.Mutex
 	tenantPools map[string]*tenantPool

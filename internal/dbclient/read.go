@@ -20,8 +20,18 @@ type DatabaseState struct {
 	Owner     string // PostgreSQL owner role; "" on MySQL
 }
 
-// Database reads one database. Not found is (nil, nil), not an error.
+// Database reads one database. Not found is (nil, nil), not an error. It is
+// served from the server's catalog snapshot (one query for every database)
+// unless this process changed that database since the snapshot was taken.
 func (s *Server) Database(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
+	if st, ok, err := s.catalogDatabase(ctx, name); err != nil || ok {
+		return st, err
+	}
+	return s.databaseDirect(ctx, name)
+}
+
+// databaseDirect reads one database with its own query.
+func (s *Server) databaseDirect(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
 	st := DatabaseState{Name: name.String()}
 	err := s.query(ctx, func(ctx context.Context, db *sql.DB) error {
 		if s.spec.Engine == ddl.EnginePostgres {

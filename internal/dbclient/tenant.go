@@ -14,8 +14,9 @@ import (
 // EXISTS, so when the name exists (made out of band, or by a concurrent
 // apply) it refuses with DatabasePreExists and nothing else runs.
 func (s *Server) CreateDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.Charset, co ddl.Collation) error {
+	defer s.invalidateDatabase(db)
 	return s.WithLock(ctx, db, func(ctx context.Context) error {
-		err := s.Exec(ctx, s.Dialect().CreateDatabase(db, cs, co))
+		err := s.exec(ctx, s.Dialect().CreateDatabase(db, cs, co))
 		if IsDatabaseExists(err) {
 			return &ddl.Error{
 				Reason: ddl.DatabasePreExists,
@@ -34,13 +35,15 @@ func (s *Server) AlterDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	if err != nil {
 		return err
 	}
-	return s.WithLock(ctx, db, func(ctx context.Context) error { return s.Exec(ctx, plan) })
+	defer s.invalidateDatabase(db)
+	return s.WithLock(ctx, db, func(ctx context.Context) error { return s.exec(ctx, plan) })
 }
 
 // DropDatabase drops a database this provider created. On PostgreSQL it
 // refuses with DatabaseInUse while sessions it did not open are connected,
 // listing them; it terminates nothing.
 func (s *Server) DropDatabase(ctx context.Context, db ddl.DatabaseName) error {
+	defer s.invalidateDatabase(db)
 	return s.WithLock(ctx, db, func(ctx context.Context) error {
 		sessions, err := s.Sessions(ctx, db)
 		if err != nil {
@@ -58,15 +61,16 @@ func (s *Server) DropDatabase(ctx context.Context, db ddl.DatabaseName) error {
 				Fix:    "End those sessions (stop the applications, or pg_terminate_backend as an administrator), then apply again. tenantdb terminates nothing.",
 			}
 		}
-		return s.Exec(ctx, s.Dialect().DropDatabase(db))
+		return s.exec(ctx, s.Dialect().DropDatabase(db))
 	})
 }
 
 // CreateLogin creates a login and grants it privs on db (the owner). A
 // login that already exists is refused with PreExistingOwnerUser.
 func (s *Server) CreateLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password, privs ddl.PrivilegeSet) error {
+	defer s.invalidateDatabase(db) // PostgreSQL: the owner changes
 	return s.WithLock(ctx, db, func(ctx context.Context) error {
-		err := s.Exec(ctx, s.Dialect().CreateOwner(db, user, pw, privs))
+		err := s.exec(ctx, s.Dialect().CreateOwner(db, user, pw, privs))
 		if IsUserExists(err) {
 			return &ddl.Error{
 				Reason: ddl.PreExistingOwnerUser,
@@ -95,7 +99,7 @@ func (s *Server) SyncPrivileges(ctx context.Context, db ddl.DatabaseName, grante
 		if err != nil {
 			return err
 		}
-		return s.Exec(ctx, s.Dialect().SyncPrivileges(db, grantee, owner, diff))
+		return s.exec(ctx, s.Dialect().SyncPrivileges(db, grantee, owner, diff))
 	})
 }
 
@@ -106,7 +110,7 @@ func (s *Server) RevokeAll(ctx context.Context, db ddl.DatabaseName, grantee ddl
 		if err != nil {
 			return err
 		}
-		return s.Exec(ctx, s.Dialect().RevokeAll(db, grantee, owner))
+		return s.exec(ctx, s.Dialect().RevokeAll(db, grantee, owner))
 	})
 }
 

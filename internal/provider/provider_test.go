@@ -33,7 +33,11 @@ func TestMain(m *testing.M) {
 
 // testAccProviders serves the provider in-process for terraform.
 var testAccProviders = map[string]func() (tfprotov6.ProviderServer, error){
-	"tenantdb": providerserver.NewProtocol6WithError(New("test")()),
+	// A fresh provider (and connection registry) per terraform command, as
+	// a real plugin process would have.
+	"tenantdb": func() (tfprotov6.ProviderServer, error) {
+		return providerserver.NewProtocol6WithError(New("test")())()
+	},
 }
 
 // accServer is a shared throwaway server plus the server name the test
