@@ -15,7 +15,7 @@ import (
 func (s *Server) CheckAdminRights(ctx context.Context) error {
 	if s.spec.Engine == ddl.EnginePostgres {
 		var held ddl.PostgresHeldRights
-		err := s.query(ctx, func(ctx context.Context, db *sql.DB) error {
+		err := s.query(ctx, func(ctx context.Context, db queryer) error {
 			return db.QueryRowContext(ctx,
 				`SELECT rolsuper, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname = current_user`).
 				Scan(&held.Superuser, &held.CreateDB, &held.CreateRole)
@@ -29,7 +29,7 @@ func (s *Server) CheckAdminRights(ctx context.Context) error {
 
 	var held ddl.MySQLHeldRights
 	var current string
-	err := s.query(ctx, func(ctx context.Context, db *sql.DB) error {
+	err := s.query(ctx, func(ctx context.Context, db queryer) error {
 		held = ddl.MySQLHeldRights{}
 		if err := db.QueryRowContext(ctx, `SELECT CURRENT_USER()`).Scan(&current); err != nil {
 			return err
@@ -68,7 +68,7 @@ func (s *Server) CheckAdminRights(ctx context.Context) error {
 
 // grantLines feeds each SHOW GRANTS line to the parser and keeps nothing
 // else: MariaDB's lines carry the password hash.
-func (s *Server) grantLines(ctx context.Context, db *sql.DB, q string, held *ddl.MySQLHeldRights) error {
+func (s *Server) grantLines(ctx context.Context, db queryer, q string, held *ddl.MySQLHeldRights) error {
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return err

@@ -52,7 +52,7 @@ func (s *Server) catalogDatabase(ctx context.Context, name ddl.DatabaseName) (*D
 
 func (s *Server) loadCatalog(ctx context.Context) (map[string]DatabaseState, error) {
 	out := map[string]DatabaseState{}
-	err := s.query(ctx, func(ctx context.Context, db *sql.DB) error {
+	err := s.query(ctx, func(ctx context.Context, db queryer) error {
 		clear(out)
 		var rows *sql.Rows
 		var err error

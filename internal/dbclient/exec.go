@@ -89,7 +89,7 @@ func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
 }
 
 func (s *Server) run(ctx context.Context, st ddl.Statement) error {
-	db := s.db
+	var db queryer = s.adminConn(ctx)
 	if st.Database != "" && s.spec.Engine == ddl.EnginePostgres {
 		tdb, release, err := s.tenantDB(st.Database)
 		if err != nil {
@@ -103,15 +103,15 @@ func (s *Server) run(ctx context.Context, st ddl.Statement) error {
 }
 
 // query runs a read on the admin pool with retries.
-func (s *Server) query(ctx context.Context, fn func(ctx context.Context, db *sql.DB) error) error {
+func (s *Server) query(ctx context.Context, fn func(ctx context.Context, db queryer) error) error {
 	return retry(ctx, s.spec, func(ctx context.Context) error {
 		s.registry.reads.Add(1)
-		return fn(ctx, s.db)
+		return fn(ctx, s.adminConn(ctx))
 	})
 }
 
 // queryIn runs a read inside a tenant database (PostgreSQL).
-func (s *Server) queryIn(ctx context.Context, database string, fn func(ctx context.Context, db *sql.DB) error) error {
+func (s *Server) queryIn(ctx context.Context, database string, fn func(ctx context.Context, db queryer) error) error {
 	return retry(ctx, s.spec, func(ctx context.Context) error {
 		db, release, err := s.tenantDB(database)
 		if err != nil {
@@ -121,4 +121,25 @@ func (s *Server) queryIn(ctx context.Context, database string, fn func(ctx conte
 		s.registry.reads.Add(1)
 		return fn(ctx, db)
 	})
+}
+
+// queryer is what statements and reads run on: the admin pool, or the
+// dedicated connection that holds a tenant's advisory lock.
+type queryer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+type lockedConnKey struct{}
+
+// adminConn is the connection for admin-pool work: inside WithLock, the
+// connection that holds the lock. Taking a second pool connection while
+// holding one would deadlock once every pool connection holds a lock and
+// waits for another (Terraform runs 10 operations at once; the pool has 8).
+func (s *Server) adminConn(ctx context.Context) queryer {
+	if c, ok := ctx.Value(lockedConnKey{}).(*sql.Conn); ok {
+		return c
+	}
+	return s.db
 }

@@ -19,6 +19,9 @@ const lockWait = 60 * time.Second
 // is released when fn returns, or by the server if the connection dies.
 func (s *Server) WithLock(ctx context.Context, tenant ddl.DatabaseName, fn func(context.Context) error) error {
 	name := "tenantdb:" + tenant.String()
+	if _, held := ctx.Value(lockedConnKey{}).(*sql.Conn); held {
+		return fn(ctx) // already inside a lock of this operation
+	}
 	var conn *sql.Conn
 	err := retry(ctx, s.spec, func(ctx context.Context) error {
 		var err error
@@ -48,5 +51,5 @@ func (s *Server) WithLock(ctx context.Context, tenant ddl.DatabaseName, fn func(
 		}
 		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT RELEASE_LOCK(?)`, name)
 	}
-	return fn(ctx)
+	return fn(context.WithValue(ctx, lockedConnKey{}, conn))
 }

@@ -33,7 +33,7 @@ func (s *Server) Database(ctx context.Context, name ddl.DatabaseName) (*Database
 // databaseDirect reads one database with its own query.
 func (s *Server) databaseDirect(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
 	st := DatabaseState{Name: name.String()}
-	err := s.query(ctx, func(ctx context.Context, db *sql.DB) error {
+	err := s.query(ctx, func(ctx context.Context, db queryer) error {
 		if s.spec.Engine == ddl.EnginePostgres {
 			return db.QueryRowContext(ctx,
 				`SELECT pg_encoding_to_char(encoding), datcollate, pg_get_userbyid(datdba) FROM pg_database WHERE datname = $1`,
@@ -55,7 +55,7 @@ func (s *Server) databaseDirect(ctx context.Context, name ddl.DatabaseName) (*Da
 // LoginExists reports whether a login ('user'@'%' on MySQL) or role exists.
 func (s *Server) LoginExists(ctx context.Context, user ddl.Username) (bool, error) {
 	var one int
-	err := s.query(ctx, func(ctx context.Context, db *sql.DB) error {
+	err := s.query(ctx, func(ctx context.Context, db queryer) error {
 		if s.spec.Engine == ddl.EnginePostgres {
 			return db.QueryRowContext(ctx, `SELECT 1 FROM pg_roles WHERE rolname = $1`, user.String()).Scan(&one)
 		}
@@ -104,7 +104,7 @@ func (s *Server) mysqlPrivileges(ctx context.Context, database ddl.DatabaseName,
 		ptrs[i] = &vals[i]
 	}
 	var out []ddl.Privilege
-	err := s.query(ctx, func(ctx context.Context, db *sql.DB) error {
+	err := s.query(ctx, func(ctx context.Context, db queryer) error {
 		out = nil
 		err := db.QueryRowContext(ctx, q, grantee.String(), ddl.MySQLGrantPattern(database)).Scan(ptrs...)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -130,7 +130,7 @@ func (s *Server) mysqlPrivileges(ctx context.Context, database ddl.DatabaseName,
 
 func (s *Server) postgresPrivileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
 	var out []ddl.Privilege
-	err := s.query(ctx, func(ctx context.Context, db *sql.DB) error {
+	err := s.query(ctx, func(ctx context.Context, db queryer) error {
 		out = nil
 		rows, err := db.QueryContext(ctx, `
 SELECT a.privilege_type
@@ -145,7 +145,7 @@ WHERE d.datname = $1 AND a.grantee = (SELECT oid FROM pg_roles WHERE rolname = $
 	if err != nil {
 		return nil, err
 	}
-	err = s.queryIn(ctx, database.String(), func(ctx context.Context, db *sql.DB) error {
+	err = s.queryIn(ctx, database.String(), func(ctx context.Context, db queryer) error {
 		rows, err := db.QueryContext(ctx, `
 SELECT a.privilege_type
 FROM pg_default_acl d, aclexplode(d.defaclacl) a
@@ -196,7 +196,7 @@ func (s *Server) Sessions(ctx context.Context, database ddl.DatabaseName) ([]Ses
 	}
 	own := s.closeTenantPool(database.String())
 	var out []Session
-	err := s.query(ctx, func(ctx context.Context, db *sql.DB) error {
+	err := s.query(ctx, func(ctx context.Context, db queryer) error {
 		out = nil
 		rows, err := db.QueryContext(ctx, `
 SELECT pid, COALESCE(usename, ''), COALESCE(application_name, ''),

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestScalePlan measures a no-op `terraform plan` of N tenant databases
+// against the floor of N terraform_data resources, with the real provider
+// binary (dev_overrides) and a real server. It runs only when asked:
+//
+//	TENANTDB_SCALE_TENANTS=500 make bench-plan
+//
+// It reports numbers and asserts nothing about time (tests never do).
+func TestScalePlan(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("TENANTDB_SCALE_TENANTS"))
+	if n <= 0 {
+		t.Skip("set TENANTDB_SCALE_TENANTS=N to measure a plan of N tenant databases")
+	}
+	for _, engine := range engines() {
+		t.Run(engine, func(t *testing.T) {
+			os.Setenv("TF_ACC", "1")
+			s := testAccServer(t, engine)
+			dir := t.TempDir()
+			bin := filepath.Join(dir, "bin")
+			run(t, "", "go", "build", "-o", filepath.Join(bin, "terraform-provider-tenantdb"), "../..")
+			cli := filepath.Join(dir, "tf.rc")
+			os.WriteFile(cli, []byte(fmt.Sprintf(`provider_installation {
+  dev_overrides { "registry.terraform.io/tenantdb/tenantdb" = %q }
+  direct {}
+}
+`, bin)), 0o644)
+			env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+cli, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
+				AdminPasswordEnv(s.name)+"="+s.Admin.Password)
+
+			tenants := filepath.Join(dir, "tenants")
+			floor := filepath.Join(dir, "floor")
+			os.MkdirAll(tenants, 0o755)
+			os.MkdirAll(floor, 0o755)
+			var hcl, floorHCL strings.Builder
+			hcl.WriteString(`terraform {
+  required_providers {
+    tenantdb = { source = "tenantdb/tenantdb" }
+  }
+}
+` + s.serverHCL(""))
+			prefix := uniqueName("scale")
+			for i := 0; i < n; i++ {
+				fmt.Fprintf(&hcl, "resource \"tenantdb_tenant_database\" \"t%d\" {\n  server = tenantdb_db_server.main.ref\n  name   = \"%s_%d\"\n}\n", i, prefix, i)
+				fmt.Fprintf(&floorHCL, "resource \"terraform_data\" \"t%d\" {\n  input = \"%s_%d\"\n}\n", i, prefix, i)
+			}
+			os.WriteFile(filepath.Join(tenants, "main.tf"), []byte(hcl.String()), 0o644)
+			os.WriteFile(filepath.Join(floor, "main.tf"), []byte(floorHCL.String()), 0o644)
+			t.Cleanup(func() {
+				for i := 0; i < n; i++ {
+					s.dropDatabase(t, fmt.Sprintf("%s_%d", prefix, i))
+				}
+			})
+
+			start := time.Now()
+			runEnv(t, tenants, env, "terraform", "apply", "-auto-approve", "-input=false")
+			applyTime := time.Since(start)
+			runEnv(t, floor, env, "terraform", "init", "-input=false")
+			runEnv(t, floor, env, "terraform", "apply", "-auto-approve", "-input=false")
+
+			conns0 := s.connections(t)
+			best := func(dir string) time.Duration {
+				var min time.Duration
+				for i := 0; i < 3; i++ {
+					start := time.Now()
+					runEnv(t, dir, env, "terraform", "plan", "-input=false", "-detailed-exitcode")
+					if d := time.Since(start); min == 0 || d < min {
+						min = d
+					}
+				}
+				return min
+			}
+			tenantPlan := best(tenants)
+			conns := s.connections(t) - conns0
+			floorPlan := best(floor)
+			t.Logf("%s: %d tenants: apply %s; no-op plan %s vs terraform_data floor %s (%+.0f%%); %d server connections over 3 plans",
+				engine, n, applyTime.Round(time.Millisecond), tenantPlan.Round(time.Millisecond), floorPlan.Round(time.Millisecond),
+				100*(float64(tenantPlan)/float64(floorPlan)-1), conns)
+		})
+	}
+}
+
+// connections is the server's count of connections ever accepted.
+func (s accServer) connections(t *testing.T) int {
+	t.Helper()
+	var n int
+	if s.Engine == "postgres" {
+		// Sessions opened since stats reset, all databases.
+		if err := s.super(t, "").QueryRow(`SELECT COALESCE(SUM(sessions), 0) FROM pg_stat_database`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var name string
+	if err := s.super(t, "").QueryRow(`SHOW GLOBAL STATUS LIKE 'Connections'`).Scan(&name, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func run(t *testing.T, dir string, name string, args ...string) {
+	t.Helper()
+	runEnv(t, dir, os.Environ(), name, args...)
+}
+
+func runEnv(t *testing.T, dir string, env []string, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+}
