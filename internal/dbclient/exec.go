@@ -66,6 +66,15 @@ func (s *Server) exec(ctx context.Context, plan ddl.Plan) error {
 }
 
 func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
+	start := time.Now()
+	defer func() {
+		if s.registry.log != nil {
+			s.registry.log(ctx, "tenantdb statement", map[string]any{
+				"server": s.spec.Name, "database": st.Database,
+				"statement": st.String(), "duration_ms": time.Since(start).Milliseconds(),
+			})
+		}
+	}()
 	err := retry(ctx, s.spec, func(ctx context.Context) error {
 		if err := s.run(ctx, st); err != nil {
 			// Wrap before retry sees it: the PrimaryUnavailable text built

@@ -30,8 +30,12 @@ const (
 	connectTimeout      = 10 * time.Second
 )
 
+// Logger receives one line per executed statement, in redacted form only.
+type Logger func(ctx context.Context, msg string, fields map[string]any)
+
 // Registry holds one Server per admin spec for the life of the process.
 type Registry struct {
+	log     Logger // optional; set once before use
 	mu      sync.Mutex
 	servers map[string]*Server
 	opened  atomic.Int64 // connections opened, all servers
@@ -40,6 +44,14 @@ type Registry struct {
 
 // NewRegistry returns an empty registry; a provider process has one.
 func NewRegistry() *Registry { return &Registry{servers: map[string]*Server{}} }
+
+// NewRegistryWithLogger is NewRegistry whose servers report every statement
+// they execute (redacted: no secret literal ever reaches log).
+func NewRegistryWithLogger(log Logger) *Registry {
+	r := NewRegistry()
+	r.log = log
+	return r
+}
 
 // ConnectionsOpened reports how many connections this registry has opened.
 func (r *Registry) ConnectionsOpened() int64 { return r.opened.Load() }

@@ -3,6 +3,10 @@
 package dbclient
 
 import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
@@ -67,6 +71,42 @@ func TestSecretsNotInErrors(t *testing.T) {
 			if e.loginExists(owner) {
 				t.Error("the half-made login was not undone")
 			}
+		}
+	})
+}
+
+// TestStatementLogRedacted: the statement log shows every statement, with
+// each secret literal replaced.
+func TestStatementLogRedacted(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *env) {
+		var mu sync.Mutex
+		var lines []string
+		reg := NewRegistryWithLogger(func(_ context.Context, msg string, fields map[string]any) {
+			mu.Lock()
+			defer mu.Unlock()
+			lines = append(lines, fmt.Sprint(msg, fields))
+		})
+		defer reg.Close()
+		s, err := reg.Server(e.ctx, adminSpec(t, e.ts, e.ts.Admin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, user := e.newDB("log"), e.newUser("log")
+		const secret = "Log-me-not-'\\-0xC0FFEE"
+		if err := s.CreateDatabase(e.ctx, db, mustCharset(t, defaultCharset(e)), mustCollation(t, defaultCollation(e))); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CreateLogin(e.ctx, db, user, mustPassword(t, secret), mustPrivileges(t, e.engine, "ALL PRIVILEGES")); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		all := strings.Join(lines, "\n")
+		if !strings.Contains(all, "[redacted]") || !strings.Contains(all, user.String()) {
+			t.Fatalf("statement log lacks the create-login statement:\n%s", all)
+		}
+		if strings.Contains(all, "Log-me-not") || strings.Contains(all, "SCRAM-SHA-256$") {
+			t.Fatalf("statement log leaks a secret:\n%s", all)
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
 )
@@ -20,7 +21,11 @@ var _ provider.Provider = &tenantdbProvider{}
 
 // New returns a provider factory for providerserver.Serve and tests.
 func New(version string) func() provider.Provider {
-	registry := dbclient.NewRegistry()
+	// Statements are logged redacted at DEBUG (TF_LOG=DEBUG shows the SQL,
+	// never a password or verifier).
+	registry := dbclient.NewRegistryWithLogger(func(ctx context.Context, msg string, fields map[string]any) {
+		tflog.Debug(ctx, msg, fields)
+	})
 	return func() provider.Provider { return &tenantdbProvider{version: version, registry: registry} }
 }
 
