@@ -154,6 +154,13 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 		return
 	}
 	e := planRef.engine()
+	if !plan.Name.IsUnknown() {
+		// Engine rules again, in case the engine was unknown at validation.
+		if _, err := ddl.NewDatabaseName(e, plan.Name.ValueString()); err != nil {
+			addAttributeError(&resp.Diagnostics, path.Root("name"), err)
+			return
+		}
+	}
 	if plan.CharacterSet.IsUnknown() {
 		plan.CharacterSet = types.StringValue(ddl.DefaultCharset(e).String())
 	}

@@ -30,16 +30,7 @@ func TestScalePlan(t *testing.T) {
 			os.Setenv("TF_ACC", "1")
 			s := testAccServer(t, engine)
 			dir := t.TempDir()
-			bin := filepath.Join(dir, "bin")
-			run(t, "", "go", "build", "-o", filepath.Join(bin, "terraform-provider-tenantdb"), "../..")
-			cli := filepath.Join(dir, "tf.rc")
-			os.WriteFile(cli, []byte(fmt.Sprintf(`provider_installation {
-  dev_overrides { "registry.terraform.io/tenantdb/tenantdb" = %q }
-  direct {}
-}
-`, bin)), 0o644)
-			env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+cli, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
-				AdminPasswordEnv(s.name)+"="+s.Admin.Password)
+			env := append(providerBinaryEnv(t), AdminPasswordEnv(s.name)+"="+s.Admin.Password)
 
 			tenants := filepath.Join(dir, "tenants")
 			floor := filepath.Join(dir, "floor")
@@ -117,17 +108,36 @@ func (s accServer) connections(t *testing.T) int {
 	return n
 }
 
-func run(t *testing.T, dir string, name string, args ...string) {
+// providerBinaryEnv builds the provider binary and returns an environment in
+// which the real terraform CLI uses it (dev_overrides), as users run it.
+func providerBinaryEnv(t *testing.T) []string {
 	t.Helper()
-	runEnv(t, dir, os.Environ(), name, args...)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	runEnv(t, "", os.Environ(), "go", "build", "-o", filepath.Join(bin, "terraform-provider-tenantdb"), "../..")
+	cli := filepath.Join(dir, "tf.rc")
+	if err := os.WriteFile(cli, []byte(fmt.Sprintf(`provider_installation {
+  dev_overrides { "registry.terraform.io/tenantdb/tenantdb" = %q }
+  direct {}
+}
+`, bin)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return append(os.Environ(), "TF_CLI_CONFIG_FILE="+cli, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
 }
 
-func runEnv(t *testing.T, dir string, env []string, name string, args ...string) {
+func runEnv(t *testing.T, dir string, env []string, name string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir, cmd.Env = dir, env
-	out, err := cmd.CombinedOutput()
+	out, err := tryEnv(dir, env, name, args...)
 	if err != nil {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
 	}
+	return out
+}
+
+func tryEnv(dir string, env []string, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
