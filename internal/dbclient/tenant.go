@@ -5,7 +5,6 @@ package dbclient
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
@@ -18,12 +17,7 @@ func (s *Server) CreateDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl
 	return s.WithLock(ctx, db, func(ctx context.Context) error {
 		err := s.exec(ctx, s.Dialect().CreateDatabase(db, cs, co))
 		if IsDatabaseExists(err) {
-			return &ddl.Error{
-				Reason: ddl.DatabasePreExists,
-				Object: fmt.Sprintf("database %q on server %q", db, s.spec.Name),
-				Why:    "The database already exists and this resource did not create it; tenantdb never adopts a database silently.",
-				Fix:    "Adopt it with terraform import (it will then never be dropped by this resource), or choose another name.",
-			}
+			return ddl.ErrDatabasePreExists(s.spec.Name, db)
 		}
 		return err
 	})
@@ -50,16 +44,11 @@ func (s *Server) DropDatabase(ctx context.Context, db ddl.DatabaseName) error {
 			return err
 		}
 		if len(sessions) > 0 {
-			lines := make([]string, len(sessions))
+			described := make([]string, len(sessions))
 			for i, x := range sessions {
-				lines[i] = "  - " + x.String()
+				described[i] = x.String()
 			}
-			return &ddl.Error{
-				Reason: ddl.DatabaseInUse,
-				Object: fmt.Sprintf("database %q on server %q", db, s.spec.Name),
-				Why:    fmt.Sprintf("Dropping it would cut %d session(s) tenantdb did not open:\n%s", len(sessions), strings.Join(lines, "\n")),
-				Fix:    "End those sessions (stop the applications, or pg_terminate_backend as an administrator), then apply again. tenantdb terminates nothing.",
-			}
+			return ddl.ErrDatabaseInUse(s.spec.Name, db, described)
 		}
 		return s.exec(ctx, s.Dialect().DropDatabase(db))
 	})
@@ -72,12 +61,7 @@ func (s *Server) CreateLogin(ctx context.Context, db ddl.DatabaseName, user ddl.
 	return s.WithLock(ctx, db, func(ctx context.Context) error {
 		err := s.exec(ctx, s.Dialect().CreateOwner(db, user, pw, privs))
 		if IsUserExists(err) {
-			return &ddl.Error{
-				Reason: ddl.PreExistingOwnerUser,
-				Object: fmt.Sprintf("login %q on server %q", user, s.spec.Name),
-				Why:    "The login already exists and this resource did not create it; tenantdb never resets a foreign account's password.",
-				Fix:    "Choose another username, or drop that login yourself if it is really unused.",
-			}
+			return ddl.ErrPreExistingOwnerUser(s.spec.Name, user)
 		}
 		return err
 	})

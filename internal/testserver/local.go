@@ -338,3 +338,26 @@ func (w *watchdog) dismiss() {
 	_ = w.cmd.Wait()
 	_ = w.w.Close()
 }
+
+// newLocalServer describes a started local server; the caller sets open and
+// stopBackend, which differ per engine.
+func newLocalServer(engine, flavor string, port int, caPEM []byte, li *localInstance, attempts int, super, admin Login) (*Server, error) {
+	tlsConf, err := clientTLSConfig(caPEM, "127.0.0.1")
+	if err != nil {
+		return nil, err
+	}
+	return &Server{
+		Engine:   engine,
+		Flavor:   flavor,
+		Host:     "127.0.0.1",
+		Port:     port,
+		CAPEM:    string(caPEM),
+		Admin:    admin,
+		Super:    super,
+		tlsMode:  "verify-full",
+		tlsConf:  tlsConf,
+		pid:      li.cmd.Process.Pid,
+		attempts: attempts,
+		dir:      li.dir,
+	}, nil
+}

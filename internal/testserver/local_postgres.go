@@ -197,23 +197,9 @@ func startLocalPostgres(ctx context.Context) (_ *Server, err error) {
 		return nil, fmt.Errorf("set up roles: %w%s", err, logTail(logPath))
 	}
 
-	tlsConf, err := clientTLSConfig(certs.caPEM, "127.0.0.1")
+	s, err := newLocalServer(EnginePostgres, FlavorPostgres, port, certs.caPEM, li, attempts, super, admin)
 	if err != nil {
 		return nil, err
-	}
-	s := &Server{
-		Engine:   EnginePostgres,
-		Flavor:   FlavorPostgres,
-		Host:     "127.0.0.1",
-		Port:     port,
-		CAPEM:    string(certs.caPEM),
-		Admin:    admin,
-		Super:    super,
-		tlsMode:  "verify-full",
-		tlsConf:  tlsConf,
-		pid:      li.cmd.Process.Pid,
-		attempts: attempts,
-		dir:      li.dir,
 	}
 	s.open = func(login Login, database string) (*sql.DB, error) {
 		cfg, err := pgConnConfig(s.Host, s.Port, login, database, s.tlsConf)

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package ddl
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Refusals the client raises after reading the server; their wording lives
+// here with the others so every diagnostic reads the same way.
+
+// ErrDatabasePreExists: the claim on a database name was lost.
+func ErrDatabasePreExists(server string, db DatabaseName) *Error {
+	return refuse(DatabasePreExists, fmt.Sprintf("database %q on server %q", db, server),
+		"The database already exists and this resource did not create it; tenantdb never adopts a database silently.",
+		"Adopt it with terraform import (it will then never be dropped by this resource), or choose another name.")
+}
+
+// ErrPreExistingOwnerUser: the claim on a login name was lost.
+func ErrPreExistingOwnerUser(server string, user Username) *Error {
+	return refuse(PreExistingOwnerUser, fmt.Sprintf("login %q on server %q", user, server),
+		"The login already exists and this resource did not create it; tenantdb never resets a foreign account's password.",
+		"Choose another username, or drop that login yourself if it is really unused.")
+}
+
+// ErrDatabaseInUse: a drop would cut sessions tenantdb did not open.
+func ErrDatabaseInUse(server string, db DatabaseName, sessions []string) *Error {
+	lines := make([]string, len(sessions))
+	for i, s := range sessions {
+		lines[i] = "  - " + s
+	}
+	return refuse(DatabaseInUse, fmt.Sprintf("database %q on server %q", db, server),
+		fmt.Sprintf("Dropping it would cut %d session(s) tenantdb did not open:\n%s", len(sessions), strings.Join(lines, "\n")),
+		"End those sessions (stop the applications, or pg_terminate_backend as an administrator), then apply again. tenantdb terminates nothing.")
+}
