@@ -18,15 +18,32 @@ var (
 	retryMax      = 2 * time.Second
 )
 
-// retry runs fn until it succeeds, fails terminally, or the transient budget
-// is spent (then PrimaryUnavailable). Outcome-unknown errors are returned to
-// the caller, who must read state back before trying again.
+// retry runs an idempotent fn until it succeeds, fails terminally, or the
+// budget is spent (then PrimaryUnavailable). Transient errors (nothing ran)
+// and lost connections (it may have run; running it again is harmless) are
+// retried with backoff.
 func retry(ctx context.Context, spec Spec, fn func(context.Context) error) error {
+	return retryIf(ctx, spec, true, fn)
+}
+
+// retryIf is retry for statements; a claim (idempotent false) is not retried
+// after a lost connection: its outcome is unknown and a second CREATE would
+// fail on its own success. That error is returned for the caller to report.
+func retryIf(ctx context.Context, spec Spec, idempotent bool, fn func(context.Context) error) error {
 	delay := retryBase
 	var err error
 	for attempt := 0; attempt < retryAttempts; attempt++ {
 		err = fn(ctx)
-		if err == nil || Classify(err) != Transient {
+		if err == nil {
+			return nil
+		}
+		switch Classify(err) {
+		case Transient:
+		case OutcomeUnknown:
+			if !idempotent {
+				return err
+			}
+		default:
 			return err
 		}
 		select {
@@ -75,7 +92,7 @@ func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
 			})
 		}
 	}()
-	err := retry(ctx, s.spec, func(ctx context.Context) error {
+	err := retryIf(ctx, s.spec, !st.Claim, func(ctx context.Context) error {
 		if err := s.run(ctx, st); err != nil {
 			// Wrap before retry sees it: the PrimaryUnavailable text built
 			// after exhausted retries then quotes the redacted statement,

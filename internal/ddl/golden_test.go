@@ -106,6 +106,9 @@ func writeReal(b *bytes.Buffer, s Statement) {
 	if s.Tolerate == TolerateMissing {
 		b.WriteString("-- ok if already gone\n")
 	}
+	if s.Claim {
+		b.WriteString("-- claim: fails if it exists; never retried after a lost connection\n")
+	}
 	b.WriteString(s.SQL() + ";\n")
 }
 

@@ -16,7 +16,7 @@ func (d mysql) isMySQL(major, minor, patch int) bool {
 
 func (d mysql) CreateDatabase(db DatabaseName, cs Charset, co Collation) Plan {
 	return Plan{Statements: []Statement{
-		sql("CREATE DATABASE ", mysqlIdent(db.s), d.charsetClause(cs, co)).done(),
+		sql("CREATE DATABASE ", mysqlIdent(db.s), d.charsetClause(cs, co)).claims().done(),
 	}}
 }
 
@@ -42,7 +42,7 @@ func (d mysql) DropDatabase(db DatabaseName) Plan {
 }
 
 func (d mysql) CreateOwner(db DatabaseName, owner Username, pw Password, privs PrivilegeSet) Plan {
-	create := sql("CREATE USER ", mysqlAccount(owner), " IDENTIFIED BY ").secret(mysqlLiteral(pw.s)).done()
+	create := sql("CREATE USER ", mysqlAccount(owner), " IDENTIFIED BY ").secret(mysqlLiteral(pw.s)).claims().done()
 	grant := d.SyncPrivileges(db, owner, Username{}, PrivilegeDiff{Grant: grantList(d.info, privs)})
 	return Plan{
 		Statements: append([]Statement{create}, grant.Statements...),

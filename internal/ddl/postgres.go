@@ -35,7 +35,7 @@ func (d postgres) CreateDatabase(db DatabaseName, cs Charset, co Collation) Plan
 	}
 	return Plan{
 		Statements: []Statement{
-			b.done(),
+			b.claims().done(),
 			// New databases grant CONNECT and TEMPORARY to PUBLIC: a tenant
 			// database is reachable only by those granted it.
 			sql("REVOKE ALL ON DATABASE ", pgIdent(db.s), " FROM PUBLIC").done(),
@@ -63,7 +63,7 @@ func (d postgres) DropDatabase(db DatabaseName) Plan {
 func (d postgres) CreateOwner(db DatabaseName, owner Username, pw Password, _ PrivilegeSet) Plan {
 	return Plan{
 		Statements: []Statement{
-			sql("CREATE ROLE ", pgIdent(owner.s), " LOGIN PASSWORD ").secret(pgLiteral(d.verifier(pw))).done(),
+			sql("CREATE ROLE ", pgIdent(owner.s), " LOGIN PASSWORD ").secret(pgLiteral(d.verifier(pw))).claims().done(),
 			sql("GRANT ", pgIdent(owner.s), " TO CURRENT_USER").done(),
 			sql("ALTER DATABASE ", pgIdent(db.s), " OWNER TO ", pgIdent(owner.s)).done(),
 		},

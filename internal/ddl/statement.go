@@ -30,6 +30,11 @@ type Statement struct {
 	Database string
 	// Tolerate lists the error classes that count as success.
 	Tolerate Tolerance
+	// Claim marks a CREATE without IF NOT EXISTS: running it twice is not
+	// the same as running it once, so it is never retried when the
+	// connection is lost mid-statement (every other statement is
+	// idempotent and is).
+	Claim bool
 }
 
 // SQL returns the exact statement text, secrets included. Only the executor
@@ -98,6 +103,7 @@ type stmt struct {
 	real, red strings.Builder
 	database  string
 	tolerate  Tolerance
+	claim     bool
 }
 
 func (b *stmt) add(parts ...string) *stmt {
@@ -118,8 +124,10 @@ func (b *stmt) in(db string) *stmt { b.database = db; return b }
 
 func (b *stmt) okIfMissing() *stmt { b.tolerate = TolerateMissing; return b }
 
+func (b *stmt) claims() *stmt { b.claim = true; return b }
+
 func (b *stmt) done() Statement {
-	return Statement{sql: b.real.String(), redacted: b.red.String(), Database: b.database, Tolerate: b.tolerate}
+	return Statement{sql: b.real.String(), redacted: b.red.String(), Database: b.database, Tolerate: b.tolerate, Claim: b.claim}
 }
 
 // sql is shorthand for a statement without secrets.

@@ -1,4 +1,5 @@
 -- == create database (defaults) ==
+-- claim: fails if it exists; never retried after a lost connection
 CREATE DATABASE `acme_1` CHARACTER SET `utf8mb4` COLLATE `utf8mb4_unicode_ci`;
 
 -- == alter database ==
@@ -8,12 +9,14 @@ ALTER DATABASE `acme_1` CHARACTER SET `utf8mb4` COLLATE `utf8mb4_unicode_ci`;
 DROP DATABASE IF EXISTS `acme_1`;
 
 -- == create owner (ALL PRIVILEGES) ==
+-- claim: fails if it exists; never retried after a lost connection
 CREATE USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
 GRANT ALL PRIVILEGES ON `acme\_1`.* TO 'acme_app'@'%';
 -- undo
 DROP USER IF EXISTS 'acme_app'@'%';
 
 -- == create owner (SELECT, DELETE) ==
+-- claim: fails if it exists; never retried after a lost connection
 CREATE USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
 GRANT DELETE, SELECT ON `acme\_1`.* TO 'acme_app'@'%';
 -- undo
@@ -29,6 +32,7 @@ ALTER USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?' RETAIN CURREN
 ALTER USER 'acme_app'@'%' DISCARD OLD PASSWORD;
 
 -- == rotate owner: handover ==
+-- claim: fails if it exists; never retried after a lost connection
 CREATE USER 'acme_app2'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
 GRANT ALL PRIVILEGES ON `acme\_1`.* TO 'acme_app2'@'%';
 -- undo

@@ -1,4 +1,5 @@
 -- == create database (defaults) ==
+-- claim: fails if it exists; never retried after a lost connection
 CREATE DATABASE "acme_1" TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C';
 REVOKE ALL ON DATABASE "acme_1" FROM PUBLIC;
 -- undo
@@ -11,6 +12,7 @@ DROP DATABASE IF EXISTS "acme_1";
 DROP DATABASE IF EXISTS "acme_1";
 
 -- == create owner (ALL PRIVILEGES) ==
+-- claim: fails if it exists; never retried after a lost connection
 CREATE ROLE "acme_app" LOGIN PASSWORD 'SCRAM-SHA-256$4096:MDEyMzQ1Njc4OWFiY2RlZg==$dPnV68SGB4Teee7+aoMQgM6fS4RtAg9J61PnVKC1340=:ObQfpLzTU2K/mjuYL0+Bqup88/0yYN57EOXXDkxRgwk=';
 GRANT "acme_app" TO CURRENT_USER;
 ALTER DATABASE "acme_1" OWNER TO "acme_app";
@@ -24,6 +26,7 @@ DROP OWNED BY "acme_app";
 DROP ROLE IF EXISTS "acme_app";
 
 -- == create owner (SELECT, DELETE) ==
+-- claim: fails if it exists; never retried after a lost connection
 CREATE ROLE "acme_app" LOGIN PASSWORD 'SCRAM-SHA-256$4096:MDEyMzQ1Njc4OWFiY2RlZg==$dPnV68SGB4Teee7+aoMQgM6fS4RtAg9J61PnVKC1340=:ObQfpLzTU2K/mjuYL0+Bqup88/0yYN57EOXXDkxRgwk=';
 GRANT "acme_app" TO CURRENT_USER;
 ALTER DATABASE "acme_1" OWNER TO "acme_app";
@@ -45,6 +48,7 @@ ALTER ROLE "acme_app" PASSWORD 'SCRAM-SHA-256$4096:MDEyMzQ1Njc4OWFiY2RlZg==$dPnV
 -- == discard old password ==
 
 -- == rotate owner: handover ==
+-- claim: fails if it exists; never retried after a lost connection
 CREATE ROLE "acme_app2" LOGIN PASSWORD 'SCRAM-SHA-256$4096:MDEyMzQ1Njc4OWFiY2RlZg==$dPnV68SGB4Teee7+aoMQgM6fS4RtAg9J61PnVKC1340=:ObQfpLzTU2K/mjuYL0+Bqup88/0yYN57EOXXDkxRgwk=';
 GRANT "acme_app2" TO CURRENT_USER;
 ALTER DATABASE "acme_1" OWNER TO "acme_app2";
