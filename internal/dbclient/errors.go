@@ -166,7 +166,13 @@ func (e *StatementError) Error() string {
 	if msg == "" {
 		msg = "(server message withheld: the statement carries a secret)"
 	}
-	return fmt.Sprintf("%s: %s failed (%s, %s): %s", e.Server, e.Statement, e.Code, e.Class, msg)
+	out := fmt.Sprintf("%s: %s failed (%s, %s): %s", e.Server, e.Statement, e.Code, e.Class, msg)
+	if e.Class == OutcomeUnknown {
+		out += ". The connection was lost mid-statement, so it may or may not have taken effect: " +
+			"check the server, then apply again (a database or login it created would now be refused as pre-existing; " +
+			"drop it by hand if it is new and empty)."
+	}
+	return out
 }
 
 // Unwrap exposes the driver error for errors.As (codes), except where its
