@@ -34,9 +34,19 @@ func TestScalePlan(t *testing.T) {
 
 			tenants := filepath.Join(dir, "tenants")
 			floor := filepath.Join(dir, "floor")
-			os.MkdirAll(tenants, 0o755)
-			os.MkdirAll(floor, 0o755)
-			var hcl, floorHCL strings.Builder
+			fwFloor := filepath.Join(dir, "framework-floor")
+			for _, d := range []string{tenants, floor, fwFloor} {
+				os.MkdirAll(d, 0o755)
+			}
+			var hcl, floorHCL, fwHCL strings.Builder
+			fwHCL.WriteString(`terraform {
+  required_providers {
+    tenantdbfloor = { source = "tenantdb/tenantdbfloor" }
+  }
+}
+`)
+			serverObject := fmt.Sprintf(`{ name = %q, engine = %q, host = %q, port = %d, username = %q, tls = "verify-full", ca_cert = %q }`,
+				s.name, s.Engine, s.Host, s.Port, s.Admin.Username, s.CAPEM)
 			hcl.WriteString(`terraform {
   required_providers {
     tenantdb = { source = "tenantdb/tenantdb" }
@@ -47,9 +57,11 @@ func TestScalePlan(t *testing.T) {
 			for i := 0; i < n; i++ {
 				fmt.Fprintf(&hcl, "resource \"tenantdb_tenant_database\" \"t%d\" {\n  server = tenantdb_db_server.main.ref\n  name   = \"%s_%d\"\n}\n", i, prefix, i)
 				fmt.Fprintf(&floorHCL, "resource \"terraform_data\" \"t%d\" {\n  input = \"%s_%d\"\n}\n", i, prefix, i)
+				fmt.Fprintf(&fwHCL, "resource \"tenantdbfloor_tenant_database\" \"t%d\" {\n  server = %s\n  name   = \"%s_%d\"\n}\n", i, serverObject, prefix, i)
 			}
 			os.WriteFile(filepath.Join(tenants, "main.tf"), []byte(hcl.String()), 0o644)
 			os.WriteFile(filepath.Join(floor, "main.tf"), []byte(floorHCL.String()), 0o644)
+			os.WriteFile(filepath.Join(fwFloor, "main.tf"), []byte(fwHCL.String()), 0o644)
 			t.Cleanup(func() {
 				for i := 0; i < n; i++ {
 					s.dropDatabase(t, fmt.Sprintf("%s_%d", prefix, i))
@@ -61,6 +73,7 @@ func TestScalePlan(t *testing.T) {
 			applyTime := time.Since(start)
 			runEnv(t, floor, env, "terraform", "init", "-input=false")
 			runEnv(t, floor, env, "terraform", "apply", "-auto-approve", "-input=false")
+			runEnv(t, fwFloor, env, "terraform", "apply", "-auto-approve", "-input=false")
 
 			conns0 := s.connections(t)
 			best := func(dir string, extra ...string) time.Duration {
@@ -82,10 +95,14 @@ func TestScalePlan(t *testing.T) {
 			tenantPlan := best(tenants)
 			conns := s.connections(t) - conns0
 			floorPlan := best(floor)
+			fwFloorPlan := best(fwFloor)
 			noRefresh := best(tenants, "-refresh=false")
-			t.Logf("%s: %d tenants: apply %s; no-op plan %s (without refresh %s) vs terraform_data floor %s (%+.0f%%); %d server connections over 3 plans",
+			pct := func(a, b time.Duration) float64 { return 100 * (float64(a)/float64(b) - 1) }
+			t.Logf("%s: %d tenants: apply %s; no-op plan %s (without refresh %s); floors: terraform_data %s (%+.0f%%), "+
+				"same schema in an empty framework provider %s (%+.0f%%); %d server connections over 3 plans",
 				engine, n, applyTime.Round(time.Millisecond), tenantPlan.Round(time.Millisecond), noRefresh.Round(time.Millisecond),
-				floorPlan.Round(time.Millisecond), 100*(float64(tenantPlan)/float64(floorPlan)-1), conns)
+				floorPlan.Round(time.Millisecond), pct(tenantPlan, floorPlan),
+				fwFloorPlan.Round(time.Millisecond), pct(tenantPlan, fwFloorPlan), conns)
 		})
 	}
 }
@@ -115,12 +132,16 @@ func providerBinaryEnv(t *testing.T) []string {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin")
 	runEnv(t, "", os.Environ(), "go", "build", "-o", filepath.Join(bin, "terraform-provider-tenantdb"), "../..")
+	runEnv(t, "", os.Environ(), "go", "build", "-o", filepath.Join(bin, "terraform-provider-tenantdbfloor"), "../benchfloor")
 	cli := filepath.Join(dir, "tf.rc")
 	if err := os.WriteFile(cli, []byte(fmt.Sprintf(`provider_installation {
-  dev_overrides { "registry.terraform.io/tenantdb/tenantdb" = %q }
+  dev_overrides {
+    "registry.terraform.io/tenantdb/tenantdb"      = %q
+    "registry.terraform.io/tenantdb/tenantdbfloor" = %q
+  }
   direct {}
 }
-`, bin)), 0o644); err != nil {
+`, bin, bin)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return append(os.Environ(), "TF_CLI_CONFIG_FILE="+cli, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MPL-2.0
 
-package main
+package provider
 
 import (
 	"os"
@@ -12,7 +12,7 @@ func TestQuietSDKLogs(t *testing.T) {
 		t.Setenv(v, "")
 		os.Unsetenv(v)
 	}
-	quietSDKLogs()
+	QuietSDKLogs()
 	if os.Getenv("TF_LOG_SDK") != "OFF" || os.Getenv("TF_LOG_SDK_FRAMEWORK") != "OFF" {
 		t.Fatal("SDK logs not silenced when no logging was asked for")
 	}
@@ -20,7 +20,7 @@ func TestQuietSDKLogs(t *testing.T) {
 		os.Unsetenv(v)
 	}
 	t.Setenv("TF_LOG", "DEBUG")
-	quietSDKLogs()
+	QuietSDKLogs()
 	if os.Getenv("TF_LOG_SDK") != "" {
 		t.Fatal("SDK logs silenced although TF_LOG asks for logs")
 	}
