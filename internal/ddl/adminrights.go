@@ -59,8 +59,8 @@ type MySQLHeldRights struct {
 	GrantOption bool
 }
 
-// Privilege lists are upper-case words, spaces, underscores and commas; a
-// list containing " ON " is not a global grant (e.g. a column-level grant).
+// Privilege lists are words, spaces, underscores and commas (checked again
+// word by word in ParseMySQLGrantLine).
 var mysqlGlobalGrantLine = regexp.MustCompile(`^GRANT ([A-Za-z_, ]+?) ON \*\.\* TO `)
 
 // ParseMySQLGrantLine reads one SHOW GRANTS line and adds its global
@@ -69,11 +69,20 @@ var mysqlGlobalGrantLine = regexp.MustCompile(`^GRANT ([A-Za-z_, ]+?) ON \*\.\* 
 // same line, and nothing of the rest is ever kept.
 func (h *MySQLHeldRights) ParseMySQLGrantLine(info ServerInfo, line string) {
 	m := mysqlGlobalGrantLine.FindStringSubmatch(line)
-	if m == nil || strings.Contains(m[1], " ON ") {
+	if m == nil {
 		return
 	}
+	var privs []Privilege
 	for _, part := range strings.Split(m[1], ",") {
 		p := NormalizePrivilege(part)
+		// A word ON inside the list means the lazy match stopped at a
+		// later "ON *.*": not a global grant line, ignore all of it.
+		if slices.Contains(strings.Fields(string(p)), "ON") {
+			return
+		}
+		privs = append(privs, p)
+	}
+	for _, p := range privs {
 		if p == AllPrivileges || p == "ALL" {
 			h.Global = append(h.Global, mysqlGlobalRights...)
 			h.Global = append(h.Global, Catalog(info)...)
