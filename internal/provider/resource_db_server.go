@@ -240,8 +240,8 @@ func (r *dbServerResource) Read(ctx context.Context, req resource.ReadRequest, r
 	// from state because the network is down.
 	srv, err := r.data.connect(ctx, ref)
 	if err != nil {
-		resp.Diagnostics.AddWarning(fmt.Sprintf("Server %q not reachable", ref.Name),
-			fmt.Sprintf("Could not refresh flavor and version: %v", err))
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Could not refresh server %q", ref.Name),
+			fmt.Sprintf("Flavor and version are kept as last read; the server stays in state.\n\n%v", err))
 	} else {
 		state.Flavor = types.StringValue(string(srv.Info().Flavor))
 		state.Version = types.StringValue(srv.Info().Version.String())

@@ -306,9 +306,9 @@ func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequ
 		}
 	}
 	if err != nil {
-		// Unreachable: keep what state says; never drop it from state.
-		resp.Diagnostics.AddWarning(fmt.Sprintf("Server %q not reachable", ref.Name),
-			fmt.Sprintf("Could not refresh database %q: %v", db, err))
+		// Unreachable, or no password: keep what state says; never drop it.
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Could not refresh database %q on server %q", db, ref.Name),
+			fmt.Sprintf("Its attributes are kept as last read; it stays in state.\n\n%v", err))
 	}
 	if state.DeletionPolicy.IsNull() {
 		state.DeletionPolicy = types.StringValue(deletionRetain)
