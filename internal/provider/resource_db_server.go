@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
@@ -170,30 +171,26 @@ func (m dbServerModel) refModel() serverRefModel {
 	}
 }
 
+// Create and Update do the same: test the server as planned, then save it.
 func (r *dbServerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan dbServerModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(r.test(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.testAndSave(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 }
 
 func (r *dbServerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.testAndSave(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+}
+
+func (r *dbServerResource) testAndSave(ctx context.Context, planned tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics) {
 	var plan dbServerModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	diags.Append(planned.Get(ctx, &plan)...)
+	if diags.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(r.test(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	diags.Append(r.test(ctx, &plan)...)
+	if diags.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	diags.Append(state.Set(ctx, &plan)...)
 }
 
 // test connects, checks the version and the admin's rights, and fills the
