@@ -25,6 +25,10 @@ type catalog struct {
 	loadedAt time.Time
 	dbs      map[string]DatabaseState
 	dirty    map[string]bool
+
+	// serverID is the server-level part of identities (PostgreSQL's system
+	// identifier, MySQL 8's server_uuid), read once per process.
+	serverID string
 }
 
 // catalogDatabase serves one database from the snapshot, loading it when
@@ -33,7 +37,7 @@ func (s *Server) catalogDatabase(ctx context.Context, name ddl.DatabaseName) (*D
 	c := &s.catalog
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.dirty[name.String()] {
+	if c.dirty[s.lookupKey(name.String())] {
 		return nil, false, nil
 	}
 	if c.dbs == nil || time.Since(c.loadedAt) > catalogTTL {
@@ -43,7 +47,7 @@ func (s *Server) catalogDatabase(ctx context.Context, name ddl.DatabaseName) (*D
 		}
 		c.dbs, c.loadedAt, c.dirty = dbs, time.Now(), map[string]bool{}
 	}
-	st, found := c.dbs[name.String()]
+	st, found := c.dbs[s.lookupKey(name.String())]
 	if !found {
 		return nil, true, nil
 	}
@@ -56,21 +60,17 @@ func (s *Server) loadCatalog(ctx context.Context) (map[string]DatabaseState, err
 		clear(out)
 		var rows *sql.Rows
 		var err error
-		if s.spec.Engine == ddl.EnginePostgres {
-			rows, err = db.QueryContext(ctx, `SELECT datname, pg_encoding_to_char(encoding), datcollate, pg_get_userbyid(datdba) FROM pg_database`)
-		} else {
-			rows, err = db.QueryContext(ctx, `SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, '' FROM information_schema.SCHEMATA`)
-		}
+		rows, err = db.QueryContext(ctx, s.databaseQuery(""))
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var st DatabaseState
-			if err := rows.Scan(&st.Name, &st.Charset, &st.Collation, &st.Owner); err != nil {
+			if err := rows.Scan(&st.Name, &st.Charset, &st.Collation, &st.Owner, &st.Marker); err != nil {
 				return err
 			}
-			out[st.Name] = st
+			out[s.lookupKey(st.Name)] = st
 		}
 		return rows.Err()
 	})
@@ -85,7 +85,7 @@ func (s *Server) invalidateDatabase(db ddl.DatabaseName) {
 	if c.dirty == nil {
 		c.dirty = map[string]bool{}
 	}
-	c.dirty[db.String()] = true
+	c.dirty[s.lookupKey(db.String())] = true
 }
 
 // invalidateCatalog drops the whole snapshot.

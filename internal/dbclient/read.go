@@ -18,6 +18,9 @@ type DatabaseState struct {
 	Charset   string // MySQL character set; PostgreSQL encoding
 	Collation string // MySQL collation; PostgreSQL LC_COLLATE
 	Owner     string // PostgreSQL owner role; "" on MySQL
+	// Marker is the per-object part of the identity: PostgreSQL's database
+	// OID, MariaDB's schema comment, "" on MySQL 8 (see Identity).
+	Marker string
 }
 
 // Database reads one database. Not found is (nil, nil), not an error. It is
@@ -32,16 +35,10 @@ func (s *Server) Database(ctx context.Context, name ddl.DatabaseName) (*Database
 
 // databaseDirect reads one database with its own query.
 func (s *Server) databaseDirect(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
-	st := DatabaseState{Name: name.String()}
+	var st DatabaseState
 	err := s.query(ctx, func(ctx context.Context, db queryer) error {
-		if s.spec.Engine == ddl.EnginePostgres {
-			return db.QueryRowContext(ctx,
-				`SELECT pg_encoding_to_char(encoding), datcollate, pg_get_userbyid(datdba) FROM pg_database WHERE datname = $1`,
-				name.String()).Scan(&st.Charset, &st.Collation, &st.Owner)
-		}
-		return db.QueryRowContext(ctx,
-			`SELECT DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?`,
-			name.String()).Scan(&st.Charset, &st.Collation)
+		return db.QueryRowContext(ctx, s.databaseQuery(name.String()), name.String()).
+			Scan(&st.Name, &st.Charset, &st.Collation, &st.Owner, &st.Marker)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil

@@ -12,15 +12,10 @@ import (
 // CreateDatabase claims a database name: CREATE DATABASE without IF NOT
 // EXISTS, so when the name exists (made out of band, or by a concurrent
 // apply) it refuses with DatabasePreExists and nothing else runs.
+// ClaimDatabase does the same and also returns the new identity.
 func (s *Server) CreateDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.Charset, co ddl.Collation) error {
-	defer s.invalidateDatabase(db)
-	return s.WithLock(ctx, db, func(ctx context.Context) error {
-		err := s.exec(ctx, s.Dialect().CreateDatabase(db, cs, co))
-		if IsDatabaseExists(err) {
-			return ddl.ErrDatabasePreExists(s.spec.Name, db)
-		}
-		return err
-	})
+	_, _, err := s.ClaimDatabase(ctx, db, cs, co)
+	return err
 }
 
 // AlterDatabase changes character set and collation in place (MySQL/MariaDB).
@@ -38,20 +33,23 @@ func (s *Server) AlterDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 // listing them; it terminates nothing.
 func (s *Server) DropDatabase(ctx context.Context, db ddl.DatabaseName) error {
 	defer s.invalidateDatabase(db)
-	return s.WithLock(ctx, db, func(ctx context.Context) error {
-		sessions, err := s.Sessions(ctx, db)
-		if err != nil {
-			return err
+	return s.WithLock(ctx, db, func(ctx context.Context) error { return s.dropLocked(ctx, db) })
+}
+
+// dropLocked refuses DatabaseInUse or drops; the caller holds the lock.
+func (s *Server) dropLocked(ctx context.Context, db ddl.DatabaseName) error {
+	sessions, err := s.Sessions(ctx, db)
+	if err != nil {
+		return err
+	}
+	if len(sessions) > 0 {
+		described := make([]string, len(sessions))
+		for i, x := range sessions {
+			described[i] = x.String()
 		}
-		if len(sessions) > 0 {
-			described := make([]string, len(sessions))
-			for i, x := range sessions {
-				described[i] = x.String()
-			}
-			return ddl.ErrDatabaseInUse(s.spec.Name, db, described)
-		}
-		return s.exec(ctx, s.Dialect().DropDatabase(db))
-	})
+		return ddl.ErrDatabaseInUse(s.spec.Name, db, described)
+	}
+	return s.exec(ctx, s.Dialect().DropDatabase(db))
 }
 
 // CreateLogin creates a login and grants it privs on db (the owner). A

@@ -10,6 +10,9 @@ type Dialect interface {
 	// CreateDatabase claims a name: no IF NOT EXISTS, so the server's own
 	// uniqueness decides a race. PostgreSQL also revokes PUBLIC's rights.
 	CreateDatabase(db DatabaseName, cs Charset, co Collation) Plan
+	// CreateMarkedDatabase is CreateDatabase that also records mark with
+	// the database where the server can (see StoresClaimMark).
+	CreateMarkedDatabase(db DatabaseName, cs Charset, co Collation, mark ClaimMark) Plan
 	// AlterDatabase changes character set/collation in place. PostgreSQL
 	// cannot: it refuses with ImmutableAttribute.
 	AlterDatabase(db DatabaseName, cs Charset, co Collation) (Plan, error)

@@ -26,6 +26,7 @@ const (
 	GrantUserReserved    Reason = "GrantUserReserved"
 	DatabaseInUse        Reason = "DatabaseInUse"
 	PrimaryUnavailable   Reason = "PrimaryUnavailable"
+	IdentityMismatch     Reason = "IdentityMismatch"
 )
 
 // Warnings.

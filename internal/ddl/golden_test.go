@@ -65,6 +65,7 @@ func renderAll(t *testing.T, info ServerInfo) string {
 		b.WriteString("\n")
 	}
 	section("create database (defaults)", d.CreateDatabase(db, DefaultCharset(e), DefaultCollation(e)))
+	section("create database with a claim mark", d.CreateMarkedDatabase(db, DefaultCharset(e), Collation{}, ClaimMark{"tenantdb:00112233445566778899aabbccddeeff"}))
 	if alter, err := d.AlterDatabase(db, DefaultCharset(e), DefaultCollation(e)); err == nil {
 		section("alter database", alter)
 	} else {

@@ -174,7 +174,7 @@ func TestParseVersionAndSupport(t *testing.T) {
 			t.Errorf("ParseVersion(%q) = %v, %v; want %v", c.in, v, err, c.want)
 			continue
 		}
-		err = CheckSupported("main", c.flavor.Engine(), ServerInfo{c.flavor, v})
+		err = CheckSupported("main", c.flavor.Engine(), ServerInfo{Flavor: c.flavor, Version: v})
 		if c.ok != (err == nil) {
 			t.Errorf("CheckSupported(%s %s) = %v, want ok=%v", c.flavor, c.in, err, c.ok)
 		}
@@ -182,7 +182,7 @@ func TestParseVersionAndSupport(t *testing.T) {
 			t.Errorf("reason %q", ReasonOf(err))
 		}
 	}
-	if err := CheckSupported("main", EnginePostgres, ServerInfo{FlavorMariaDB, Version{10, 11, 0}}); ReasonOf(err) != UnsupportedServer {
+	if err := CheckSupported("main", EnginePostgres, ServerInfo{Flavor: FlavorMariaDB, Version: Version{10, 11, 0}}); ReasonOf(err) != UnsupportedServer {
 		t.Errorf("engine mismatch not refused: %v", err)
 	}
 	if _, err := ParseVersion("garbage"); err == nil {

@@ -14,13 +14,30 @@ func (d mysql) isMySQL(major, minor, patch int) bool {
 	return d.info.Flavor == FlavorMySQL && d.info.Version.AtLeast(major, minor, patch)
 }
 
+// CreateDatabase renders what is given: a zero Collation lets the server
+// pick the character set's default collation (CHARACTER SET latin1 gives
+// latin1_swedish_ci), a zero Charset the collation's character set, and both
+// zero the server's defaults.
 func (d mysql) CreateDatabase(db DatabaseName, cs Charset, co Collation) Plan {
-	return Plan{Statements: []Statement{
-		sql("CREATE DATABASE ", mysqlIdent(db.s), d.charsetClause(cs, co)).claims().done(),
-	}}
+	return d.CreateMarkedDatabase(db, cs, co, ClaimMark{})
 }
 
+// CreateMarkedDatabase records mark as the schema comment where the server
+// has one (MariaDB), in the same statement that claims the name.
+func (d mysql) CreateMarkedDatabase(db DatabaseName, cs Charset, co Collation, mark ClaimMark) Plan {
+	b := sql("CREATE DATABASE ", mysqlIdent(db.s), d.charsetClause(cs, co))
+	if !mark.IsZero() && StoresClaimMark(d.info) {
+		b.add(" COMMENT ", mysqlLiteral(mark.s))
+	}
+	return Plan{Statements: []Statement{b.claims().done()}}
+}
+
+// AlterDatabase changes what is given, as CreateDatabase; with neither it
+// is an empty plan (a bare ALTER DATABASE is a syntax error, 1064).
 func (d mysql) AlterDatabase(db DatabaseName, cs Charset, co Collation) (Plan, error) {
+	if cs.IsZero() && co.IsZero() {
+		return Plan{}, nil
+	}
 	return Plan{Statements: []Statement{
 		sql("ALTER DATABASE ", mysqlIdent(db.s), d.charsetClause(cs, co)).done(),
 	}}, nil

@@ -25,10 +25,25 @@ func (d postgres) verifier(pw Password) string {
 
 func (d postgres) Info() ServerInfo { return d.info }
 
+// CreateMarkedDatabase is CreateDatabase: PostgreSQL identifies a database
+// by its OID, so there is no mark to store.
+func (d postgres) CreateMarkedDatabase(db DatabaseName, cs Charset, co Collation, _ ClaimMark) Plan {
+	return d.CreateDatabase(db, cs, co)
+}
+
+// CreateDatabase copies template0 with the given encoding and locale. An
+// encoding without a locale gets LOCALE 'C' (DefaultCollation), the one
+// locale compatible with every encoding: template0 carries the cluster's
+// locale, and ENCODING 'LATIN1' alone on a C.UTF-8 cluster fails (encoding
+// "LATIN1" does not match locale "C.UTF-8"). A locale alone keeps template0's
+// encoding; neither keeps both.
 func (d postgres) CreateDatabase(db DatabaseName, cs Charset, co Collation) Plan {
 	b := sql("CREATE DATABASE ", pgIdent(db.s), " TEMPLATE template0")
 	if !cs.IsZero() {
 		b.add(" ENCODING ", pgLiteral(cs.s))
+		if co.IsZero() {
+			co = DefaultCollation(EnginePostgres)
+		}
 	}
 	if !co.IsZero() {
 		b.add(" LOCALE ", pgLiteral(co.s))

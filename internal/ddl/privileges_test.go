@@ -9,11 +9,11 @@ import (
 )
 
 var (
-	mysql80    = ServerInfo{FlavorMySQL, Version{8, 0, 36}}
-	mysql8013  = ServerInfo{FlavorMySQL, Version{8, 0, 13}}
-	mariadb    = ServerInfo{FlavorMariaDB, Version{10, 11, 6}}
-	mariadb114 = ServerInfo{FlavorMariaDB, Version{11, 4, 2}}
-	pg15       = ServerInfo{FlavorPostgres, Version{15, 18, 0}}
+	mysql80    = ServerInfo{Flavor: FlavorMySQL, Version: Version{8, 0, 36}}
+	mysql8013  = ServerInfo{Flavor: FlavorMySQL, Version: Version{8, 0, 13}}
+	mariadb    = ServerInfo{Flavor: FlavorMariaDB, Version: Version{10, 11, 6}}
+	mariadb114 = ServerInfo{Flavor: FlavorMariaDB, Version: Version{11, 4, 2}}
+	pg15       = ServerInfo{Flavor: FlavorPostgres, Version: Version{15, 18, 0}}
 )
 
 func TestParsePrivileges(t *testing.T) {
@@ -101,7 +101,7 @@ func TestCatalogFlavors(t *testing.T) {
 	if has(mysql80, "DELETE HISTORY") || !has(mariadb, "DELETE HISTORY") {
 		t.Error("DELETE HISTORY is MariaDB-only")
 	}
-	if has(mariadb, "SHOW CREATE ROUTINE") || !has(ServerInfo{FlavorMariaDB, Version{11, 4, 0}}, "SHOW CREATE ROUTINE") {
+	if has(mariadb, "SHOW CREATE ROUTINE") || !has(ServerInfo{Flavor: FlavorMariaDB, Version: Version{11, 4, 0}}, "SHOW CREATE ROUTINE") {
 		t.Error("SHOW CREATE ROUTINE is MariaDB 11.3+")
 	}
 	if len(Catalog(pg15)) != 9 {

@@ -34,3 +34,22 @@ func ErrDatabaseInUse(server string, db DatabaseName, sessions []string) *Error 
 		fmt.Sprintf("Dropping it would cut %d session(s) tenantdb did not open:\n%s", len(sessions), strings.Join(lines, "\n")),
 		"End those sessions (stop the applications, or pg_terminate_backend as an administrator), then apply again. tenantdb terminates nothing.")
 }
+
+// ErrIdentityMismatch: the database at the configured address is not the
+// one this resource created or imported. why says what differs.
+func ErrIdentityMismatch(server string, db DatabaseName, why string) *Error {
+	return refuse(IdentityMismatch, fmt.Sprintf("database %q on server %q", db, server),
+		why+" Nothing was altered or dropped.",
+		"If the server really moved (a failover or a DNS change keeps the identity, so this is something else), check "+
+			"host, port and TLS settings. To manage the database that is there now, remove this resource from state "+
+			"(terraform state rm) and adopt it with terraform import; it will then never be dropped by this resource.")
+}
+
+// ErrDatabaseGone: an in-place change found no database to change (dropped
+// out of band, and this plan was made without a refresh). Not a refusal
+// reason: the fix is an ordinary apply.
+func ErrDatabaseGone(server string, db DatabaseName) error {
+	return fmt.Errorf("database %q on server %q no longer exists (it was dropped outside Terraform), so there is "+
+		"nothing to alter. Run terraform apply again with refresh (the default): the refresh notices it is gone "+
+		"and the apply creates it again", db, server)
+}

@@ -85,6 +85,10 @@ func ParseVersion(s string) (Version, error) {
 type ServerInfo struct {
 	Flavor  Flavor
 	Version Version
+	// LowerCaseTableNames is MySQL/MariaDB's @@lower_case_table_names (0 on
+	// PostgreSQL): at 1 or 2 the server compares database names without
+	// regard to case (at 1 it also stores them lower-cased).
+	LowerCaseTableNames int
 }
 
 func (s ServerInfo) String() string { return fmt.Sprintf("%s %s", s.Flavor, s.Version) }

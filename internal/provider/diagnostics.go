@@ -35,8 +35,20 @@ func addAttributeError(diags *diag.Diagnostics, p path.Path, err error) {
 	diags.AddAttributeError(p, "Invalid value", err.Error())
 }
 
+// warningPhrases are the fixed summaries of the pinned warnings. Terraform
+// folds warnings with one summary into a single block ("and 499 more
+// similar warnings"), so the object goes in the detail, never the summary:
+// destroying 500 retained tenants prints one warning, not 500.
+var warningPhrases = map[ddl.Reason]string{
+	ddl.DatabaseRetained:    "the database stays on the server",
+	ddl.DatabaseDropSkipped: "the database was not dropped",
+	ddl.DriftDetected:       "the server no longer matches state",
+}
+
+// addWarning adds a pinned warning: "<Reason>: <fixed phrase>", with the
+// object named first in the detail.
 func addWarning(diags *diag.Diagnostics, reason ddl.Reason, object, detail string) {
-	diags.AddWarning(fmt.Sprintf("%s: %s", reason, object), detail)
+	diags.AddWarning(fmt.Sprintf("%s: %s", reason, warningPhrases[reason]), fmt.Sprintf("%s: %s", object, detail))
 }
 
 // immutable refuses a planned change of an attribute that identifies what a

@@ -68,7 +68,10 @@ func testAccServer(t *testing.T, engine string) accServer {
 
 // serverHCL declares the tenantdb_db_server for s. extra is added inside
 // the block (e.g. a different username).
-func (s accServer) serverHCL(extra string) string {
+func (s accServer) serverHCL(extra string) string { return s.serverHCLAt(s.Port, extra) }
+
+// serverHCLAt is serverHCL with another port (a proxy in front of s).
+func (s accServer) serverHCLAt(port int, extra string) string {
 	return fmt.Sprintf(`
 resource "tenantdb_db_server" "main" {
   name     = %q
@@ -80,7 +83,7 @@ resource "tenantdb_db_server" "main" {
   ca_cert  = %q
 %s
 }
-`, s.name, s.Engine, s.Host, s.Port, s.Admin.Username, s.CAPEM, extra)
+`, s.name, s.Engine, s.Host, port, s.Admin.Username, s.CAPEM, extra)
 }
 
 var uniq atomic.Int64

@@ -269,18 +269,39 @@ func (r *tenantDatabaseResource) Create(ctx context.Context, req resource.Create
 	if !ok {
 		return
 	}
-	if err := srv.CreateDatabase(ctx, db, cs, co); err != nil {
+	if err := ddl.CheckNameCase(srv.Info(), ref.Name, db); err != nil {
+		addAttributeError(&resp.Diagnostics, path.Root("name"), err)
+		return
+	}
+	st, id, err := srv.ClaimDatabase(ctx, db, cs, co)
+	if err != nil {
 		addError(&resp.Diagnostics, fmt.Sprintf("create database %q", db), err)
 		return
 	}
 	plan.ID = types.StringValue(ref.Name + "/" + db.String())
 	plan.DatabaseCreated = types.BoolValue(true)
+	settingsFromServer(&plan, st)
+	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, id)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// settingsFromServer fills character set and collation from what the
+// server reports, keeping what the model already says where it means the
+// same (the user's spelling of an alias or a case).
+func settingsFromServer(m *tenantDatabaseModel, st *dbclient.DatabaseState) {
+	if m.CharacterSet.IsUnknown() || m.CharacterSet.IsNull() || !sameCharset(m.Server, m.CharacterSet.ValueString(), st.Charset) {
+		m.CharacterSet = types.StringValue(st.Charset)
+	}
+	if m.Collation.IsUnknown() || m.Collation.IsNull() || !sameCollation(m.Server, m.Collation.ValueString(), st.Collation) {
+		m.Collation = types.StringValue(st.Collation)
+	}
 }
 
 func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state tenantDatabaseModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	recorded, diags := recordedIdentity(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -289,30 +310,63 @@ func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	object := fmt.Sprintf("database %q on server %q", db, ref.Name)
+	importing := state.CharacterSet.IsUnknown() || state.Collation.IsUnknown()
+	var st *dbclient.DatabaseState
+	var id dbclient.Identity
 	srv, err := r.data.connect(ctx, ref)
 	if err == nil {
-		var found *dbclient.DatabaseState
-		found, err = srv.Database(ctx, db)
-		if err == nil {
-			if found == nil {
-				addWarning(&resp.Diagnostics, ddl.DriftDetected, fmt.Sprintf("database %q on server %q", db, ref.Name),
-					"The database no longer exists on the server (dropped outside Terraform). It is removed from state; "+
-						"the next apply creates it again.")
-				resp.State.RemoveResource(ctx)
-				return
-			}
-			state.CharacterSet = types.StringValue(found.Charset)
-			state.Collation = types.StringValue(found.Collation)
-		}
+		st, id, err = srv.DatabaseWithIdentity(ctx, db)
 	}
 	if err != nil {
+		if importing {
+			// An import must read the database: state cannot hold unknowns.
+			addError(&resp.Diagnostics, fmt.Sprintf("import %s (the server must be reachable to import)", object), err)
+			return
+		}
 		// Unreachable, or no password: keep what state says; never drop it.
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Could not refresh database %q on server %q", db, ref.Name),
 			fmt.Sprintf("Its attributes are kept as last read; it stays in state.\n\n%v", err))
+		return
 	}
+	if st == nil {
+		if importing {
+			resp.Diagnostics.AddError(fmt.Sprintf("Cannot import %s", object),
+				"No database of that name exists on the server. Check the name and the server in the import ID.")
+			return
+		}
+		addWarning(&resp.Diagnostics, ddl.DriftDetected, object,
+			"The database no longer exists on the server (dropped outside Terraform). It is removed from state; "+
+				"the next apply creates it again.")
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	switch {
+	case recorded == "" && state.DatabaseCreated.ValueBool():
+		// State from before identities: nothing proves this is the database
+		// this resource created, so it is treated as imported from now on.
+		state.DatabaseCreated = types.BoolValue(false)
+		resp.Diagnostics.AddWarning("Identity recorded: database_created is now false",
+			fmt.Sprintf("%s: this state was written by a tenantdb version that recorded no identity, and nothing "+
+				"proves the database on the server is the one this resource created. It is treated as imported from "+
+				"now on: destroy never drops it. Drop it by hand when it is really no longer needed.", object))
+	case recorded != "" && dbclient.Compare(recorded, id) == dbclient.Replaced:
+		addWarning(&resp.Diagnostics, ddl.DriftDetected, object,
+			dbclient.MismatchWhy(dbclient.Replaced)+" It is removed from state and will never be altered or dropped "+
+				"by this resource; the next apply refuses it (DatabasePreExists) unless you adopt it with terraform import.")
+		resp.State.RemoveResource(ctx)
+		return
+	case recorded != "" && dbclient.Compare(recorded, id) == dbclient.OtherServer:
+		addWarning(&resp.Diagnostics, ddl.DriftDetected, object,
+			dbclient.MismatchWhy(dbclient.OtherServer)+" State is kept as last read; nothing will be altered or "+
+				"dropped there. Point the server back at the right address, or adopt the database with terraform import.")
+		return
+	}
+	settingsFromServer(&state, st)
 	if state.DeletionPolicy.IsNull() {
 		state.DeletionPolicy = types.StringValue(deletionRetain)
 	}
+	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, id)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -320,37 +374,97 @@ func (r *tenantDatabaseResource) Update(ctx context.Context, req resource.Update
 	var plan, state tenantDatabaseModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	recorded, diags := recordedIdentity(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	ref, db, diags := r.target(ctx, plan)
 	resp.Diagnostics.Append(diags...)
+	oldRef, _, diags := r.target(ctx, state)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !plan.CharacterSet.Equal(state.CharacterSet) || !plan.Collation.Equal(state.Collation) {
-		cs, co, err := charsetAndCollation(plan)
+	moved := ref.reach() != oldRef.reach()
+	alter := !sameCharset(plan.Server, plan.CharacterSet.ValueString(), state.CharacterSet.ValueString()) ||
+		!sameCollation(plan.Server, plan.Collation.ValueString(), state.Collation.ValueString())
+	// Whatever fails below, state keeps the old address and settings.
+	refuse := func(err error, doing string) {
+		addError(&resp.Diagnostics, doing, err)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	}
+	if moved || alter {
+		srv, err := r.data.connect(ctx, ref)
 		if err != nil {
-			addError(&resp.Diagnostics, "validate the database settings", err)
+			refuse(err, fmt.Sprintf("connect to server %q", ref.Name))
 			return
 		}
-		srv, ok := r.data.connectOrReport(ctx, ref, &resp.Diagnostics)
-		if !ok {
-			return
+		if moved {
+			id, err := r.checkMove(ctx, srv, db, oldRef, ref, recorded, state.DatabaseCreated.ValueBool())
+			if err != nil {
+				refuse(err, fmt.Sprintf("move database %q to %s", db, ref.address()))
+				return
+			}
+			recorded = id
+			resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, id)...)
 		}
-		if err := srv.AlterDatabase(ctx, db, cs, co); err != nil {
-			addError(&resp.Diagnostics, fmt.Sprintf("alter database %q", db), err)
-			return
+		if alter {
+			cs, co, err := charsetAndCollation(plan)
+			if err == nil {
+				err = r.alter(ctx, srv, db, cs, co, recorded)
+			}
+			if err != nil {
+				refuse(err, fmt.Sprintf("alter database %q", db))
+				return
+			}
 		}
 	}
-	// Host, port, TLS and deletion_policy changes only update state.
+	// deletion_policy, reserved_usernames and the spelling of unchanged
+	// settings only update state.
 	plan.DatabaseCreated = state.DatabaseCreated
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// checkMove accepts a new server address only when the recorded database
+// is there with the same identity (a failover to a replica, a DNS change),
+// and returns the identity to record.
+func (r *tenantDatabaseResource) checkMove(ctx context.Context, srv *dbclient.Server, db ddl.DatabaseName,
+	from, to serverRef, recorded dbclient.Identity, created bool) (dbclient.Identity, error) {
+	where := fmt.Sprintf("The server moved from %s to %s.", from.address(), to.address())
+	if recorded == "" && created {
+		return "", ddl.ErrIdentityMismatch(to.Name, db, where+" This resource has no recorded identity yet (state "+
+			"from an earlier tenantdb version), so nothing proves the database there is the one it created. Apply "+
+			"once with the old address first (a refresh records the identity), then change it.")
+	}
+	c, err := srv.CheckIdentity(ctx, db, recorded)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case !c.Found:
+		return "", ddl.ErrIdentityMismatch(to.Name, db, where+" No database of that name exists at the new address.")
+	case recorded != "" && c.Verdict != dbclient.Same:
+		return "", ddl.ErrIdentityMismatch(to.Name, db, where+" "+dbclient.MismatchWhy(c.Verdict))
+	}
+	return c.Identity, nil
+}
+
+func (r *tenantDatabaseResource) alter(ctx context.Context, srv *dbclient.Server, db ddl.DatabaseName,
+	cs ddl.Charset, co ddl.Collation, recorded dbclient.Identity) error {
+	if recorded == "" {
+		return fmt.Errorf("no identity is recorded for database %q yet (state from an earlier tenantdb version, "+
+			"planned without a refresh), so nothing proves it is the database this resource manages: run terraform "+
+			"apply with refresh (the default) first", db)
+	}
+	return srv.AlterOwnDatabase(ctx, db, cs, co, recorded)
 }
 
 func (r *tenantDatabaseResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state tenantDatabaseModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	recorded, diags := recordedIdentity(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -367,6 +481,13 @@ func (r *tenantDatabaseResource) Delete(ctx context.Context, req resource.Delete
 				"deletion_policy says. Drop it by hand if it is really no longer needed.")
 		return
 	}
+	if recorded == "" {
+		addWarning(&resp.Diagnostics, ddl.DatabaseDropSkipped, object,
+			"No identity is recorded for it (state from an earlier tenantdb version, destroyed without a refresh), "+
+				"so nothing proves the database on the server is the one this resource created. Drop it by hand if it "+
+				"is really no longer needed.")
+		return
+	}
 	ref, db, diags := r.target(ctx, state)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -379,8 +500,14 @@ func (r *tenantDatabaseResource) Delete(ctx context.Context, req resource.Delete
 		addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q to drop database %q (it stays in state; destroy again when the server is reachable)", ref.Name, db), err)
 		return
 	}
-	if err := srv.DropDatabase(ctx, db); err != nil {
+	outcome, check, err := srv.DropOwnDatabase(ctx, db, recorded)
+	if err != nil {
 		addError(&resp.Diagnostics, fmt.Sprintf("drop database %q (it stays in state)", db), err)
+		return
+	}
+	if outcome == dbclient.NotOurs {
+		addWarning(&resp.Diagnostics, ddl.DatabaseDropSkipped, fmt.Sprintf("%s on server %q", object, ref.Name),
+			dbclient.MismatchWhy(check.Verdict)+" Nothing was dropped; the resource is removed from state.")
 	}
 }
 

@@ -284,15 +284,14 @@ func TestAccTenantDatabase_unreachableDelete(t *testing.T) {
 	s := testAccServer(t, "postgres")
 	name := uniqueName("unreach")
 	t.Cleanup(func() { s.dropDatabase(t, name) })
-	withPort := func(port string) string {
-		return s.serverHCL("") + fmt.Sprintf(`
+	proxy := newTCPProxy(t, s.Host, s.Port)
+	config := s.serverHCLAt(proxy.port, "") + fmt.Sprintf(`
 resource "tenantdb_tenant_database" "t" {
-  server          = merge(tenantdb_db_server.main.ref, { port = %s })
+  server          = tenantdb_db_server.main.ref
   name            = %q
   deletion_policy = "delete"
 }
-`, port, name)
-	}
+`, name)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
 		CheckDestroy: s.check(func() error {
@@ -302,20 +301,21 @@ resource "tenantdb_tenant_database" "t" {
 			return nil
 		}),
 		Steps: []resource.TestStep{
-			{Config: withPort(fmt.Sprint(s.Port))},
+			{Config: config},
 			{
-				// A port change updates state in place and runs no SQL.
-				Config: withPort("1"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("tenantdb_tenant_database.t", plancheck.ResourceActionUpdate),
-				}},
-			},
-			{
-				Config:      s.serverHCL(""),
+				// Destroy while the server is unreachable: an error, and
+				// the resource stays in state (the drop is deferred).
+				PreConfig:   proxy.Down,
+				Config:      config,
+				Destroy:     true,
 				ExpectError: regexp.MustCompile(`(?s)PrimaryUnavailable.*drop database.*stays in state`),
 			},
 			{
-				Config: withPort(fmt.Sprint(s.Port)),
+				PreConfig: proxy.Up,
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
 				Check: s.check(func() error {
 					if !s.databaseExists(t, name) {
 						return fmt.Errorf("%s vanished while the drop was deferred", name)

@@ -2,6 +2,10 @@
 -- claim: fails if it exists; never retried after a lost connection
 CREATE DATABASE `acme_1` CHARACTER SET `utf8mb4` COLLATE `utf8mb4_unicode_ci`;
 
+-- == create database with a claim mark ==
+-- claim: fails if it exists; never retried after a lost connection
+CREATE DATABASE `acme_1` CHARACTER SET `utf8mb4` COMMENT 'tenantdb:00112233445566778899aabbccddeeff';
+
 -- == alter database ==
 ALTER DATABASE `acme_1` CHARACTER SET `utf8mb4` COLLATE `utf8mb4_unicode_ci`;
 

@@ -5,6 +5,13 @@ REVOKE ALL ON DATABASE "acme_1" FROM PUBLIC;
 -- undo
 DROP DATABASE IF EXISTS "acme_1";
 
+-- == create database with a claim mark ==
+-- claim: fails if it exists; never retried after a lost connection
+CREATE DATABASE "acme_1" TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C';
+REVOKE ALL ON DATABASE "acme_1" FROM PUBLIC;
+-- undo
+DROP DATABASE IF EXISTS "acme_1";
+
 -- == alter database ==
 -- refused: ImmutableAttribute
 

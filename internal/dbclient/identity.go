@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// Identity names one database object, not just its name: what the server
+// gives the object when it is made, so a database dropped and re-created by
+// someone else, or a server address that now leads to another server, is
+// never taken for the one a resource created. Forms (stored in Terraform
+// private state; never change them without a migration):
+//
+//	pg:<system identifier>:<database OID>  PostgreSQL: the cluster and the object.
+//	                                       A physical replica has both, so a
+//	                                       failover keeps the identity.
+//	mariadb:<schema comment>              MariaDB: tenantdb writes a random
+//	                                       claim mark as the comment in the
+//	                                       CREATE DATABASE itself; replicas and
+//	                                       ALTER DATABASE keep it.
+//	mysql:<server_uuid>                   MySQL 8: no per-schema identity is
+//	                                       readable without the data dictionary,
+//	                                       so only the server is known (see
+//	                                       Compare for the window that leaves).
+type Identity string
+
+// Verdict is how a database found on the server relates to a recorded identity.
+type Verdict int
+
+const (
+	// Same: the recorded object (or, where the engine cannot tell, nothing
+	// shows it is another one).
+	Same Verdict = iota
+	// Replaced: the same server holds another object of that name.
+	Replaced
+	// OtherServer: the address leads to another server.
+	OtherServer
+)
+
+func (v Verdict) String() string {
+	return [...]string{"same", "replaced", "other server"}[v]
+}
+
+// Compare judges got (read now) against recorded (in state).
+//
+// MariaDB cannot tell "replaced" from "another server holding a database of
+// that name": both show a different comment, and both are reported Replaced.
+// MySQL 8 can only tell servers apart: a database dropped and re-created on
+// the same MySQL 8 server compares Same (the documented window), and a
+// failover to a replica compares OtherServer (server_uuid differs), which is
+// safe: nothing is dropped or altered until it is imported again.
+func Compare(recorded, got Identity) Verdict {
+	if recorded == got {
+		return Same
+	}
+	rk, rv, _ := strings.Cut(string(recorded), ":")
+	gk, gv, _ := strings.Cut(string(got), ":")
+	if rk != gk {
+		return OtherServer
+	}
+	switch rk {
+	case "pg":
+		rsys, _, _ := strings.Cut(rv, ":")
+		gsys, _, _ := strings.Cut(gv, ":")
+		if rsys != gsys {
+			return OtherServer
+		}
+		return Replaced
+	case "mysql":
+		return OtherServer
+	}
+	return Replaced
+}
+
+// Strong reports whether the identity tells one object from a later one of
+// the same name on the same server (PostgreSQL; MariaDB databases tenantdb
+// created). Imported MariaDB databases without a mark and every MySQL 8
+// database are identified by name on a known server only.
+func (id Identity) Strong() bool {
+	kind, v, _ := strings.Cut(string(id), ":")
+	switch kind {
+	case "pg":
+		return true
+	case "mariadb":
+		_, ok := ddl.ParseClaimMark(v)
+		return ok
+	}
+	return false
+}
+
+// databaseQuery reads one database (name != "") or all of them, as the
+// columns DatabaseState scans: name, charset, collation, owner, marker.
+func (s *Server) databaseQuery(name string) string {
+	var q string
+	switch s.info.Flavor {
+	case ddl.FlavorPostgres:
+		q = `SELECT datname, pg_encoding_to_char(encoding), datcollate, pg_get_userbyid(datdba), oid::text FROM pg_database`
+		if name != "" {
+			q += ` WHERE datname = $1`
+		}
+		return q
+	case ddl.FlavorMariaDB:
+		q = `SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, '', SCHEMA_COMMENT FROM information_schema.SCHEMATA`
+	default: // MySQL 8 has no SCHEMA_COMMENT
+		q = `SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, '', '' FROM information_schema.SCHEMATA`
+	}
+	if name != "" {
+		if s.foldsNames() {
+			q += ` WHERE LOWER(SCHEMA_NAME) = LOWER(?)`
+		} else {
+			q += ` WHERE SCHEMA_NAME = ?`
+		}
+	}
+	return q
+}
+
+// foldsNames reports whether the server compares database names without
+// regard to case (MySQL/MariaDB lower_case_table_names 1 or 2).
+func (s *Server) foldsNames() bool {
+	return s.info.Flavor != ddl.FlavorPostgres && s.info.LowerCaseTableNames != 0
+}
+
+// lookupKey is how the catalog keys a database name: as the server compares.
+func (s *Server) lookupKey(name string) string {
+	if s.foldsNames() {
+		return strings.ToLower(name)
+	}
+	return name
+}
+
+// serverID reads the server-level part of identities once per process.
+func (s *Server) serverID(ctx context.Context) (string, error) {
+	if s.info.Flavor == ddl.FlavorMariaDB {
+		return "", nil
+	}
+	c := &s.catalog
+	c.mu.Lock()
+	id := c.serverID
+	c.mu.Unlock()
+	if id != "" {
+		return id, nil
+	}
+	q := `SELECT @@global.server_uuid`
+	if s.info.Flavor == ddl.FlavorPostgres {
+		q = `SELECT system_identifier::text FROM pg_control_system()`
+	}
+	err := s.query(ctx, func(ctx context.Context, db queryer) error {
+		return db.QueryRowContext(ctx, q).Scan(&id)
+	})
+	if err != nil {
+		return "", s.readError("read the server's identity", err)
+	}
+	c.mu.Lock()
+	c.serverID = id
+	c.mu.Unlock()
+	return id, nil
+}
+
+// identityOf builds the identity of a database the server reported.
+func (s *Server) identityOf(ctx context.Context, st *DatabaseState) (Identity, error) {
+	sid, err := s.serverID(ctx)
+	if err != nil {
+		return "", err
+	}
+	switch s.info.Flavor {
+	case ddl.FlavorPostgres:
+		return Identity("pg:" + sid + ":" + st.Marker), nil
+	case ddl.FlavorMariaDB:
+		return Identity("mariadb:" + st.Marker), nil
+	}
+	return Identity("mysql:" + sid), nil
+}
+
+// DatabaseWithIdentity reads a database and its identity, from the catalog
+// snapshot when it is fresh (Read of many tenants). Not found is (nil, "", nil).
+func (s *Server) DatabaseWithIdentity(ctx context.Context, db ddl.DatabaseName) (*DatabaseState, Identity, error) {
+	st, err := s.Database(ctx, db)
+	if err != nil || st == nil {
+		return nil, "", err
+	}
+	id, err := s.identityOf(ctx, st)
+	return st, id, err
+}
+
+// Check is a database read directly (never from the snapshot), judged
+// against a recorded identity.
+type Check struct {
+	Found    bool
+	Identity Identity // what the server has now; "" when not found
+	Verdict  Verdict  // meaningful when Found
+}
+
+// CheckIdentity reads db directly and compares it with recorded.
+func (s *Server) CheckIdentity(ctx context.Context, db ddl.DatabaseName, recorded Identity) (Check, error) {
+	st, err := s.databaseDirect(ctx, db)
+	if err != nil || st == nil {
+		return Check{}, err
+	}
+	id, err := s.identityOf(ctx, st)
+	if err != nil {
+		return Check{}, err
+	}
+	return Check{Found: true, Identity: id, Verdict: Compare(recorded, id)}, nil
+}
+
+// ClaimDatabase is CreateDatabase that returns the new database's identity
+// and its settings as the server reports them. On MariaDB the claim mark is
+// part of the CREATE DATABASE statement itself.
+func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.Charset, co ddl.Collation) (*DatabaseState, Identity, error) {
+	defer s.invalidateDatabase(db)
+	mark := ddl.NewClaimMark()
+	var st *DatabaseState
+	var id Identity
+	err := s.WithLock(ctx, db, func(ctx context.Context) error {
+		err := s.exec(ctx, s.Dialect().CreateMarkedDatabase(db, cs, co, mark))
+		if IsDatabaseExists(err) {
+			return ddl.ErrDatabasePreExists(s.spec.Name, db)
+		}
+		if err != nil {
+			return err
+		}
+		if st, err = s.databaseDirect(ctx, db); err != nil {
+			return err
+		}
+		if st == nil {
+			return fmt.Errorf("%s: database %q was created but cannot be read back", s.spec.describe(), db)
+		}
+		id, err = s.identityOf(ctx, st)
+		return err
+	})
+	return st, id, err
+}
+
+// AlterOwnDatabase is AlterDatabase after checking, under the tenant's lock,
+// that the database is still the recorded object.
+func (s *Server) AlterOwnDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.Charset, co ddl.Collation, recorded Identity) error {
+	plan, err := s.Dialect().AlterDatabase(db, cs, co)
+	if err != nil {
+		return err
+	}
+	defer s.invalidateDatabase(db)
+	return s.WithLock(ctx, db, func(ctx context.Context) error {
+		c, err := s.CheckIdentity(ctx, db, recorded)
+		if err != nil {
+			return err
+		}
+		if !c.Found {
+			return ddl.ErrDatabaseGone(s.spec.Name, db)
+		}
+		if c.Verdict != Same {
+			return ddl.ErrIdentityMismatch(s.spec.Name, db, mismatchWhy(c.Verdict))
+		}
+		return s.exec(ctx, plan)
+	})
+}
+
+// DropOutcome says what DropOwnDatabase did.
+type DropOutcome int
+
+const (
+	Dropped     DropOutcome = iota
+	AlreadyGone             // nothing to drop
+	NotOurs                 // another object holds the name: nothing dropped
+)
+
+// DropOwnDatabase drops db only if it is still the recorded object; the
+// check and the drop run under the tenant's lock, right before DROP. On
+// PostgreSQL it refuses DatabaseInUse while sessions it did not open are
+// connected. The Check says what was found when the outcome is NotOurs.
+func (s *Server) DropOwnDatabase(ctx context.Context, db ddl.DatabaseName, recorded Identity) (DropOutcome, Check, error) {
+	defer s.invalidateDatabase(db)
+	outcome := Dropped
+	var c Check
+	err := s.WithLock(ctx, db, func(ctx context.Context) error {
+		var err error
+		if c, err = s.CheckIdentity(ctx, db, recorded); err != nil {
+			return err
+		}
+		if !c.Found {
+			outcome = AlreadyGone
+			return nil
+		}
+		if c.Verdict != Same {
+			outcome = NotOurs
+			return nil
+		}
+		return s.dropLocked(ctx, db)
+	})
+	return outcome, c, err
+}
+
+// MismatchWhy explains a verdict in a sentence, for diagnostics.
+func MismatchWhy(v Verdict) string { return mismatchWhy(v) }
+
+func mismatchWhy(v Verdict) string {
+	switch v {
+	case Replaced:
+		return "A database of that name exists, but it is not the one this resource created or imported: it was " +
+			"dropped and re-created outside Terraform, or the address now leads to another server."
+	case OtherServer:
+		return "The server at this address is not the server the database was created or imported on (its server " +
+			"identity differs)."
+	}
+	return "The database is the recorded one."
+}
