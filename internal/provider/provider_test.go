@@ -28,7 +28,11 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Setenv("CHECKPOINT_DISABLE", "1")
-	os.Exit(testserver.RunMain(m))
+	code := testserver.RunMain(m)
+	for _, dir := range cleanupDirs {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
 }
 
 // testAccProviders serves the provider in-process for terraform.
@@ -72,6 +76,11 @@ func (s accServer) serverHCL(extra string) string { return s.serverHCLAt(s.Port,
 
 // serverHCLAt is serverHCL with another port (a proxy in front of s).
 func (s accServer) serverHCLAt(port int, extra string) string {
+	return s.serverBlock(port, s.CAPEM, extra)
+}
+
+// serverBlock is the db_server block with a given port and CA bundle.
+func (s accServer) serverBlock(port int, caPEM, extra string) string {
 	return fmt.Sprintf(`
 resource "tenantdb_db_server" "main" {
   name     = %q
@@ -83,7 +92,7 @@ resource "tenantdb_db_server" "main" {
   ca_cert  = %q
 %s
 }
-`, s.name, s.Engine, s.Host, port, s.Admin.Username, s.CAPEM, extra)
+`, s.name, s.Engine, s.Host, port, s.Admin.Username, caPEM, extra)
 }
 
 var uniq atomic.Int64

@@ -75,15 +75,23 @@ func (r *tenantDatabaseResource) Schema(_ context.Context, _ resource.SchemaRequ
 			},
 			"character_set": schema.StringAttribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "Character set (PostgreSQL: encoding). Default `utf8mb4` on MySQL/MariaDB, `UTF8` on " +
-					"PostgreSQL. Changed in place on MySQL/MariaDB (`ALTER DATABASE`); PostgreSQL cannot change it (`ImmutableAttribute`).",
+				MarkdownDescription: "Character set (PostgreSQL: encoding, in any spelling the server accepts, e.g. `UTF8`, " +
+					"`utf8`, `UTF-8`). When creating: `utf8mb4` on MySQL/MariaDB and `UTF8` on PostgreSQL if omitted; with " +
+					"only `collation` given on MySQL/MariaDB, the collation's character set. Compared as the server compares " +
+					"names (case; aliases such as `utf8` = `utf8mb3`), keeping your spelling. Left out of the configuration, " +
+					"it is whatever the server has: nothing is altered because it is omitted. Changed in place on " +
+					"MySQL/MariaDB (`ALTER DATABASE`); PostgreSQL cannot change it (`ImmutableAttribute`).",
 				Validators: []validator.String{identifierValidator{kind: "character set"}},
 			},
 			"collation": schema.StringAttribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "Collation (PostgreSQL: locale, used for `LC_COLLATE` and `LC_CTYPE`). Default " +
-					"`utf8mb4_unicode_ci` on MySQL/MariaDB, `C` on PostgreSQL. Changed in place on MySQL/MariaDB; " +
-					"PostgreSQL cannot change it (`ImmutableAttribute`).",
+				MarkdownDescription: "Collation (PostgreSQL: locale for `LC_COLLATE` and `LC_CTYPE`, e.g. `C`, `POSIX`, " +
+					"`C.UTF-8`, `en_US.UTF-8`). When creating with neither setting: `utf8mb4_unicode_ci` on MySQL/MariaDB, " +
+					"`C` on PostgreSQL; with only `character_set`: that character set's default collation (MySQL/MariaDB, " +
+					"chosen by the server) or `C` (PostgreSQL). A collation of another character set is refused at plan " +
+					"time (`InvalidIdentifier`). Compared as the server compares names, keeping your spelling; left out of " +
+					"the configuration, it is whatever the server has. Changed in place on MySQL/MariaDB; PostgreSQL cannot " +
+					"change it (`ImmutableAttribute`).",
 				Validators: []validator.String{identifierValidator{kind: "collation"}},
 			},
 			"deletion_policy": schema.StringAttribute{
@@ -132,6 +140,21 @@ func (r *tenantDatabaseResource) ValidateConfig(ctx context.Context, req resourc
 			addAttributeError(&resp.Diagnostics, path.Root("name"), err)
 		}
 	}
+	if s := knownString(m.CharacterSet); s != "" {
+		if _, err := ddl.NewCharsetFor(e, s); err != nil {
+			addAttributeError(&resp.Diagnostics, path.Root("character_set"), err)
+		}
+	}
+	if s := knownString(m.Collation); s != "" {
+		if _, err := ddl.NewCollationFor(e, s); err != nil {
+			addAttributeError(&resp.Diagnostics, path.Root("collation"), err)
+		}
+	}
+	if !resp.Diagnostics.HasError() {
+		if err := ddl.CheckCharsetCollation(e, knownString(m.CharacterSet), knownString(m.Collation)); err != nil {
+			addAttributeError(&resp.Diagnostics, path.Root("collation"), err)
+		}
+	}
 }
 
 // ModifyPlan fills engine defaults and refuses what cannot be changed in place.
@@ -161,19 +184,21 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 			return
 		}
 	}
-	if plan.CharacterSet.IsUnknown() {
-		plan.CharacterSet = types.StringValue(ddl.DefaultCharset(e).String())
-	}
-	if plan.Collation.IsUnknown() {
-		plan.Collation = types.StringValue(ddl.DefaultCollation(e).String())
-	}
 	if req.State.Raw.IsNull() {
+		if err := planSettings(ctx, req, e, &plan, nil); err != nil {
+			addAttributeError(&resp.Diagnostics, path.Root("collation"), err)
+			return
+		}
 		plan.ID = types.StringValue(planRef.Name + "/" + plan.Name.ValueString())
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
 	var state tenantDatabaseModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if err := planSettings(ctx, req, e, &plan, &state); err != nil {
+		addAttributeError(&resp.Diagnostics, path.Root("collation"), err)
+		return
+	}
 	stateRef, _, diags := r.ref(ctx, state.Server)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -196,7 +221,11 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 			"character_set": {state.CharacterSet, plan.CharacterSet},
 			"collation":     {state.Collation, plan.Collation},
 		} {
-			if !pair[1].IsUnknown() && !pair[0].Equal(pair[1]) {
+			same := ddl.SameCharsetFor
+			if attr == "collation" {
+				same = ddl.SameCollationFor
+			}
+			if !pair[1].IsUnknown() && !same(e, pair[0].ValueString(), pair[1].ValueString()) {
 				resp.Diagnostics.AddAttributeError(path.Root(attr),
 					fmt.Sprintf("%s: %s of database %q", ddl.ImmutableAttribute, attr, state.Name.ValueString()),
 					fmt.Sprintf("PostgreSQL cannot change a database's encoding or locale (%s to %s). Keep the current value; "+
@@ -240,15 +269,6 @@ func (r *tenantDatabaseResource) target(ctx context.Context, m tenantDatabaseMod
 	return ref, db, diags
 }
 
-func charsetAndCollation(m tenantDatabaseModel) (ddl.Charset, ddl.Collation, error) {
-	cs, err := ddl.NewCharset(m.CharacterSet.ValueString())
-	if err != nil {
-		return cs, ddl.Collation{}, err
-	}
-	co, err := ddl.NewCollation(m.Collation.ValueString())
-	return cs, co, err
-}
-
 func (r *tenantDatabaseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan tenantDatabaseModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -283,18 +303,6 @@ func (r *tenantDatabaseResource) Create(ctx context.Context, req resource.Create
 	settingsFromServer(&plan, st)
 	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, id)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-// settingsFromServer fills character set and collation from what the
-// server reports, keeping what the model already says where it means the
-// same (the user's spelling of an alias or a case).
-func settingsFromServer(m *tenantDatabaseModel, st *dbclient.DatabaseState) {
-	if m.CharacterSet.IsUnknown() || m.CharacterSet.IsNull() || !sameCharset(m.Server, m.CharacterSet.ValueString(), st.Charset) {
-		m.CharacterSet = types.StringValue(st.Charset)
-	}
-	if m.Collation.IsUnknown() || m.Collation.IsNull() || !sameCollation(m.Server, m.Collation.ValueString(), st.Collation) {
-		m.Collation = types.StringValue(st.Collation)
-	}
 }
 
 func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -418,6 +426,14 @@ func (r *tenantDatabaseResource) Update(ctx context.Context, req resource.Update
 				refuse(err, fmt.Sprintf("alter database %q", db))
 				return
 			}
+			// A setting left to the server (a new character set's default
+			// collation) is known only now.
+			st, err := srv.Database(ctx, db)
+			if err != nil || st == nil {
+				refuse(fmt.Errorf("read database %q back after the change: %v", db, err), fmt.Sprintf("alter database %q", db))
+				return
+			}
+			settingsFromServer(&plan, st)
 		}
 	}
 	// deletion_policy, reserved_usernames and the spelling of unchanged

@@ -61,7 +61,7 @@ func TestAccTenantDatabase_lifecycle(t *testing.T) {
 			if engine == "postgres" {
 				// PostgreSQL cannot change a locale: refused at plan time.
 				updateStep = resource.TestStep{
-					Config:      s.serverHCL("") + tenantDatabaseHCL(name, `collation = "POSIX"`),
+					Config:      s.serverHCL("") + tenantDatabaseHCL(name, `collation = "en_US.UTF-8"`),
 					ExpectError: regexp.MustCompile(`ImmutableAttribute`),
 				}
 			} else {

@@ -3,17 +3,113 @@
 package provider
 
 import (
-	"strings"
+	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-// sameCharset compares two character sets as the server does.
-func sameCharset(server types.Object, a, b string) bool {
-	return strings.EqualFold(a, b)
+// Character set and collation follow the server's rules: compared the way
+// the server compares them (case, aliases), with the user's spelling kept
+// when it means the same; a setting the configuration leaves out is
+// whatever the server has, and defaults apply only when creating.
+
+// engineOf reads the engine from a server object ("" when unknown).
+func engineOf(server types.Object) ddl.Engine {
+	if server.IsNull() || server.IsUnknown() {
+		return ""
+	}
+	e, ok := server.Attributes()["engine"].(types.String)
+	if !ok || e.IsNull() || e.IsUnknown() {
+		return ""
+	}
+	return ddl.Engine(e.ValueString())
 }
 
-// sameCollation compares two collations (PostgreSQL: locales) as the server does.
+func sameCharset(server types.Object, a, b string) bool {
+	return ddl.SameCharsetFor(engineOf(server), a, b)
+}
+
 func sameCollation(server types.Object, a, b string) bool {
-	return a == b || strings.EqualFold(a, b)
+	return ddl.SameCollationFor(engineOf(server), a, b)
+}
+
+// settingsFromServer fills character set and collation from what the
+// server reports, keeping what the model says where it means the same.
+func settingsFromServer(m *tenantDatabaseModel, st *dbclient.DatabaseState) {
+	e := engineOf(m.Server)
+	m.CharacterSet = types.StringValue(ddl.CharsetAsWritten(e, knownString(m.CharacterSet), st.Charset))
+	m.Collation = types.StringValue(ddl.CollationAsWritten(e, knownString(m.Collation), st.Collation))
+}
+
+func knownString(v types.String) string {
+	if v.IsNull() || v.IsUnknown() {
+		return ""
+	}
+	return v.ValueString()
+}
+
+// charsetAndCollation validates the planned settings; an unknown one (left
+// for the server to pick) is the zero value, which the dialects omit.
+func charsetAndCollation(m tenantDatabaseModel) (cs ddl.Charset, co ddl.Collation, err error) {
+	e := engineOf(m.Server)
+	if s := knownString(m.CharacterSet); s != "" {
+		if cs, err = ddl.NewCharsetFor(e, s); err != nil {
+			return cs, co, err
+		}
+	}
+	if s := knownString(m.Collation); s != "" {
+		co, err = ddl.NewCollationFor(e, s)
+	}
+	return cs, co, err
+}
+
+// planSettings decides the planned character set and collation.
+//
+// Create: both omitted are the engine defaults; one given leaves the other
+// to the server (MySQL picks the character set's default collation, or the
+// collation's character set; PostgreSQL renders locale C with a lone
+// encoding), so it is unknown until applied.
+//
+// Update: an omitted setting keeps what state says (what the server has),
+// so nothing is altered because a setting was left out; only when the
+// character set changes does an omitted collation become the server's
+// choice again.
+func planSettings(ctx context.Context, req resource.ModifyPlanRequest, e ddl.Engine, plan, state *tenantDatabaseModel) error {
+	var cfgCS, cfgCO types.String
+	req.Config.GetAttribute(ctx, path.Root("character_set"), &cfgCS)
+	req.Config.GetAttribute(ctx, path.Root("collation"), &cfgCO)
+	switch {
+	case state == nil && cfgCS.IsNull() && cfgCO.IsNull():
+		plan.CharacterSet = types.StringValue(ddl.DefaultCharset(e).String())
+		plan.Collation = types.StringValue(ddl.DefaultCollation(e).String())
+	case state == nil:
+		if cfgCS.IsNull() {
+			plan.CharacterSet = types.StringUnknown()
+			if e == ddl.EnginePostgres {
+				plan.CharacterSet = types.StringValue(ddl.DefaultCharset(e).String())
+			}
+		}
+		if cfgCO.IsNull() {
+			plan.Collation = types.StringUnknown()
+			if e == ddl.EnginePostgres {
+				plan.Collation = types.StringValue(ddl.DefaultCollation(e).String())
+			}
+		}
+	default:
+		if cfgCS.IsNull() {
+			plan.CharacterSet = state.CharacterSet
+		}
+		if cfgCO.IsNull() {
+			plan.Collation = state.Collation
+			if !cfgCS.IsNull() && !cfgCS.IsUnknown() && !ddl.SameCharsetFor(e, cfgCS.ValueString(), state.CharacterSet.ValueString()) {
+				plan.Collation = types.StringUnknown()
+			}
+		}
+	}
+	return ddl.CheckCharsetCollation(e, knownString(plan.CharacterSet), knownString(plan.Collation))
 }

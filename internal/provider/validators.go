@@ -30,14 +30,26 @@ func (v identifierValidator) ValidateString(_ context.Context, req validator.Str
 	s := req.ConfigValue.ValueString()
 	var err error
 	switch v.kind {
+	case "server name":
+		_, err = ddl.NewServerName(s)
 	case "database name":
 		_, err = ddl.NewDatabaseName(ddl.EngineMySQL, s)
 	case "username":
 		_, err = ddl.NewUsername(ddl.EngineMySQL, s)
 	case "character set":
-		_, err = ddl.NewCharset(s)
+		// The engine may not be known yet: accept what either engine
+		// accepts; ValidateConfig and ModifyPlan apply the engine's rule.
+		if _, err = ddl.NewCharsetFor(ddl.EngineMySQL, s); err != nil {
+			if _, pgErr := ddl.NewCharsetFor(ddl.EnginePostgres, s); pgErr == nil {
+				err = nil
+			}
+		}
 	case "collation":
-		_, err = ddl.NewCollation(s)
+		if _, err = ddl.NewCollationFor(ddl.EngineMySQL, s); err != nil {
+			if _, pgErr := ddl.NewCollationFor(ddl.EnginePostgres, s); pgErr == nil {
+				err = nil
+			}
+		}
 	}
 	if err != nil {
 		addAttributeError(&resp.Diagnostics, req.Path, err)

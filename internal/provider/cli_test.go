@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// cliWorkspace runs the real terraform CLI against the built provider
+// binary (dev_overrides), as users do, in a directory of its own. It exists
+// for what terraform-plugin-testing cannot do: apply or destroy with
+// -refresh=false, edit the state file between runs (state written by an
+// earlier provider version), and read every diagnostic, warnings included,
+// from terraform's machine-readable output.
+type cliWorkspace struct {
+	t   *testing.T
+	dir string
+	env []string
+}
+
+var builtProvider struct {
+	once sync.Once
+	env  []string
+	err  error
+}
+
+// newCLIWorkspace builds the provider once per test binary.
+func newCLIWorkspace(t *testing.T) *cliWorkspace {
+	t.Helper()
+	builtProvider.once.Do(func() {
+		dir, err := os.MkdirTemp("", "tenantdb-cli-")
+		if err != nil {
+			builtProvider.err = err
+			return
+		}
+		cleanupDirs = append(cleanupDirs, dir)
+		bin := filepath.Join(dir, "bin")
+		if out, err := tryEnv("", os.Environ(), "go", "build", "-o", filepath.Join(bin, "terraform-provider-tenantdb"), "../.."); err != nil {
+			builtProvider.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		cli := filepath.Join(dir, "tf.rc")
+		rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/tenantdb/tenantdb\" = %q\n  }\n  direct {}\n}\n", bin)
+		if builtProvider.err = os.WriteFile(cli, []byte(rc), 0o644); builtProvider.err != nil {
+			return
+		}
+		builtProvider.env = []string{"TF_CLI_CONFIG_FILE=" + cli, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1"}
+	})
+	if builtProvider.err != nil {
+		t.Fatal(builtProvider.err)
+	}
+	return &cliWorkspace{t: t, dir: t.TempDir(), env: builtProvider.env}
+}
+
+// cleanupDirs are removed when the test binary ends (TestMain).
+var cleanupDirs []string
+
+func (w *cliWorkspace) write(config string) {
+	w.t.Helper()
+	config = "terraform {\n  required_providers {\n    tenantdb = { source = \"tenantdb/tenantdb\" }\n  }\n}\n" + config
+	if err := os.WriteFile(filepath.Join(w.dir, "main.tf"), []byte(config), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// cliDiagnostic is one diagnostic from terraform's -json output.
+type cliDiagnostic struct {
+	Severity string `json:"severity"`
+	Summary  string `json:"summary"`
+	Detail   string `json:"detail"`
+}
+
+// cliResult is one terraform command: its raw output and its diagnostics.
+type cliResult struct {
+	Output      string
+	Err         error
+	Diagnostics []cliDiagnostic
+}
+
+// run runs terraform with args plus -json, and collects its diagnostics.
+func (w *cliWorkspace) run(args ...string) cliResult {
+	w.t.Helper()
+	env := append(os.Environ(), w.env...)
+	out, err := tryEnv(w.dir, env, "terraform", append(args, "-json")...)
+	res := cliResult{Output: out, Err: err}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var line struct {
+			Type       string        `json:"type"`
+			Diagnostic cliDiagnostic `json:"diagnostic"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Type == "diagnostic" {
+			res.Diagnostics = append(res.Diagnostics, line.Diagnostic)
+		}
+	}
+	return res
+}
+
+// mustSucceed fails the test when the command failed.
+func (r cliResult) mustSucceed(t *testing.T, what string) cliResult {
+	t.Helper()
+	if r.Err != nil {
+		t.Fatalf("%s: %v\n%s", what, r.Err, r.Output)
+	}
+	return r
+}
+
+// has reports whether a diagnostic of severity has a summary starting with prefix.
+func (r cliResult) has(severity, prefix string) bool {
+	for _, d := range r.Diagnostics {
+		if d.Severity == severity && strings.HasPrefix(d.Summary, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// requireDiag fails unless a diagnostic of severity starts with prefix.
+func (r cliResult) requireDiag(t *testing.T, severity, prefix string) cliDiagnostic {
+	t.Helper()
+	for _, d := range r.Diagnostics {
+		if d.Severity == severity && strings.HasPrefix(d.Summary, prefix) {
+			return d
+		}
+	}
+	t.Fatalf("no %s diagnostic starting %q; got %+v\n%s", severity, prefix, r.Diagnostics, r.Output)
+	return cliDiagnostic{}
+}
+
+// forbidDiag fails when any diagnostic's summary starts with prefix.
+func (r cliResult) forbidDiag(t *testing.T, prefix string) {
+	t.Helper()
+	for _, d := range r.Diagnostics {
+		if strings.HasPrefix(d.Summary, prefix) {
+			t.Fatalf("unexpected diagnostic %q: %s", d.Summary, d.Detail)
+		}
+	}
+}
+
+// editState rewrites terraform.tfstate through fn (e.g. to make it look
+// like state an earlier provider version wrote).
+func (w *cliWorkspace) editState(fn func(state map[string]any)) {
+	w.t.Helper()
+	p := filepath.Join(w.dir, "terraform.tfstate")
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(raw, &st); err != nil {
+		w.t.Fatal(err)
+	}
+	fn(st)
+	st["serial"] = st["serial"].(float64) + 1
+	out, _ := json.MarshalIndent(st, "", "  ")
+	if err := os.WriteFile(p, out, 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// instances returns every resource instance object of type typ in state.
+func instances(state map[string]any, typ string) []map[string]any {
+	var out []map[string]any
+	for _, r := range state["resources"].([]any) {
+		res := r.(map[string]any)
+		if res["type"] != typ {
+			continue
+		}
+		for _, i := range res["instances"].([]any) {
+			out = append(out, i.(map[string]any))
+		}
+	}
+	return out
+}
+
+// stateAttr reads one attribute of the single instance of typ.
+func (w *cliWorkspace) stateAttr(typ, attr string) any {
+	w.t.Helper()
+	raw, err := os.ReadFile(filepath.Join(w.dir, "terraform.tfstate"))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(raw, &st); err != nil {
+		w.t.Fatal(err)
+	}
+	is := instances(st, typ)
+	if len(is) != 1 {
+		w.t.Fatalf("%d instances of %s in state, want 1", len(is), typ)
+	}
+	return is[0]["attributes"].(map[string]any)[attr]
+}

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
+)
+
+// Identity: database_created means this object, not this name. These tests
+// run the real terraform CLI (cliWorkspace) because they need what
+// terraform-plugin-testing cannot do: -refresh=false, edited state, and
+// the warnings themselves.
+
+// foreignDatabase creates a database out of band, as another party would,
+// with one table holding one row.
+func (s accServer) foreignDatabase(t *testing.T, name string) {
+	t.Helper()
+	s.exec(t, "", "CREATE DATABASE "+s.ident(name))
+	table := "t"
+	if s.Engine != "postgres" {
+		table = s.ident(name) + ".t"
+	}
+	s.exec(t, name, "CREATE TABLE "+table+" (v int)", "INSERT INTO "+table+" VALUES (42)")
+}
+
+// foreignRows counts the rows of the table foreignDatabase made; -1 when
+// the database or the table is gone.
+func (s accServer) foreignRows(t *testing.T, name string) int {
+	t.Helper()
+	if !s.databaseExists(t, name) {
+		return -1
+	}
+	table := "t"
+	if s.Engine != "postgres" {
+		table = s.ident(name) + ".t"
+	}
+	var n int
+	if err := s.super(t, name).QueryRow("SELECT COUNT(*) FROM " + table).Scan(&n); err != nil {
+		return -1
+	}
+	return n
+}
+
+func (s accServer) requireForeignIntact(t *testing.T, name string) {
+	t.Helper()
+	if n := s.foreignRows(t, name); n != 1 {
+		t.Fatalf("the foreign database %s lost its data (rows = %d, want 1)", name, n)
+	}
+}
+
+func deleteDatabaseHCL(name, extra string) string {
+	return fmt.Sprintf(`
+resource "tenantdb_tenant_database" "t" {
+  server          = tenantdb_db_server.main.ref
+  name            = %q
+  deletion_policy = "delete"
+%s
+}
+`, name, extra)
+}
+
+// TestAccTenantDatabase_replacedOutOfBand: the database is dropped and
+// re-created by someone else. The refresh warns DriftDetected and forgets
+// it; the next apply refuses it (DatabasePreExists); destroy drops nothing.
+func TestAccTenantDatabase_replacedOutOfBand(t *testing.T) {
+	for _, engine := range engines() {
+		t.Run(engine, func(t *testing.T) {
+			s := testAccServer(t, engine)
+			name := uniqueName("replaced")
+			t.Cleanup(func() { s.dropDatabase(t, name) })
+			w := newCLIWorkspace(t)
+			w.write(s.serverHCL("") + deleteDatabaseHCL(name, ""))
+			w.run("apply", "-auto-approve").mustSucceed(t, "create")
+
+			s.dropDatabase(t, name)
+			s.foreignDatabase(t, name)
+
+			plan := w.run("plan")
+			drift := plan.requireDiag(t, "warning", "DriftDetected: ")
+			if !strings.Contains(drift.Detail, name) || !strings.Contains(drift.Detail, "not the one this resource created") {
+				t.Fatalf("DriftDetected detail does not name the database and the reason: %q", drift.Detail)
+			}
+			apply := w.run("apply", "-auto-approve")
+			if apply.Err == nil {
+				t.Fatalf("apply over a replaced database succeeded:\n%s", apply.Output)
+			}
+			apply.requireDiag(t, "error", "DatabasePreExists: ")
+			s.requireForeignIntact(t, name)
+			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+			s.requireForeignIntact(t, name)
+		})
+	}
+}
+
+// TestAccTenantDatabase_dropChecksIdentity: destroy without a refresh
+// still checks identity right before DROP: a replaced database is not
+// dropped (DatabaseDropSkipped), and the resource leaves state.
+func TestAccTenantDatabase_dropChecksIdentity(t *testing.T) {
+	for _, engine := range engines() {
+		t.Run(engine, func(t *testing.T) {
+			s := testAccServer(t, engine)
+			name := uniqueName("dropid")
+			t.Cleanup(func() { s.dropDatabase(t, name) })
+			w := newCLIWorkspace(t)
+			w.write(s.serverHCL("") + deleteDatabaseHCL(name, ""))
+			w.run("apply", "-auto-approve").mustSucceed(t, "create")
+
+			s.dropDatabase(t, name)
+			s.foreignDatabase(t, name)
+
+			destroy := w.run("destroy", "-auto-approve", "-refresh=false").mustSucceed(t, "destroy")
+			skipped := destroy.requireDiag(t, "warning", "DatabaseDropSkipped: the database was not dropped")
+			if !strings.Contains(skipped.Detail, name) {
+				t.Fatalf("DatabaseDropSkipped detail does not name the database: %q", skipped.Detail)
+			}
+			s.requireForeignIntact(t, name)
+		})
+	}
+}
+
+// TestAccTenantDatabase_alterChecksIdentity: an in-place change planned
+// without a refresh alters nothing that is not the recorded database: a
+// dropped one is reported gone (not the server's raw error), a replaced
+// one is refused (IdentityMismatch) with its settings untouched.
+func TestAccTenantDatabase_alterChecksIdentity(t *testing.T) {
+	s := testAccServer(t, "mysql")
+	name := uniqueName("alterid")
+	t.Cleanup(func() { s.dropDatabase(t, name) })
+	w := newCLIWorkspace(t)
+	w.write(s.serverHCL("") + deleteDatabaseHCL(name, `collation = "utf8mb4_unicode_ci"`))
+	w.run("apply", "-auto-approve").mustSucceed(t, "create")
+	s.dropDatabase(t, name)
+
+	w.write(s.serverHCL("") + deleteDatabaseHCL(name, `collation = "utf8mb4_bin"`))
+	gone := w.run("apply", "-auto-approve", "-refresh=false")
+	if gone.Err == nil {
+		t.Fatalf("altering a dropped database succeeded:\n%s", gone.Output)
+	}
+	d := gone.requireDiag(t, "error", "Could not alter database")
+	if !strings.Contains(d.Detail, "no longer exists") || strings.Contains(d.Detail, "db.opt") {
+		t.Fatalf("the error should say the database is gone, not the server's raw message: %q", d.Detail)
+	}
+
+	s.foreignDatabase(t, name)
+	_, before := s.charsetCollation(t, name)
+	replaced := w.run("apply", "-auto-approve", "-refresh=false")
+	if replaced.Err == nil {
+		t.Fatalf("altering a replaced database succeeded:\n%s", replaced.Output)
+	}
+	replaced.requireDiag(t, "error", "IdentityMismatch: ")
+	if _, after := s.charsetCollation(t, name); after != before {
+		t.Fatalf("the foreign database's collation changed from %s to %s", before, after)
+	}
+	s.requireForeignIntact(t, name)
+}
+
+// TestAccTenantDatabase_legacyState: state written before identities
+// existed (no private identity) is never trusted to mean "ours": the next
+// refresh records the identity, clears database_created with a warning, and
+// destroy then drops nothing.
+func TestAccTenantDatabase_legacyState(t *testing.T) {
+	for _, engine := range engines() {
+		t.Run(engine, func(t *testing.T) {
+			s := testAccServer(t, engine)
+			name := uniqueName("legacy")
+			t.Cleanup(func() { s.dropDatabase(t, name) })
+			w := newCLIWorkspace(t)
+			w.write(s.serverHCL("") + deleteDatabaseHCL(name, ""))
+			w.run("apply", "-auto-approve").mustSucceed(t, "create")
+			w.editState(func(st map[string]any) {
+				for _, i := range instances(st, "tenantdb_tenant_database") {
+					if i["private"] == nil {
+						t.Fatal("the provider recorded no private identity")
+					}
+					delete(i, "private")
+				}
+			})
+			refresh := w.run("apply", "-refresh-only", "-auto-approve").mustSucceed(t, "refresh")
+			refresh.requireDiag(t, "warning", "Identity recorded: database_created is now false")
+			if got := w.stateAttr("tenantdb_tenant_database", "database_created"); got != false {
+				t.Fatalf("database_created = %v after the upgrade, want false", got)
+			}
+			destroy := w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+			destroy.requireDiag(t, "warning", "DatabaseDropSkipped: ")
+			if !s.databaseExists(t, name) {
+				t.Fatal("destroy dropped a database whose identity was never proven")
+			}
+		})
+	}
+}
+
+// secondServer starts another server of s's engine whose admin has the same
+// password as s's, so one db_server "main" can be pointed at either.
+func secondServer(t *testing.T, s accServer) accServer {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	other, err := testserver.Start(ctx, s.Engine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Stop() })
+	b := accServer{other, s.name}
+	if s.Engine == "postgres" {
+		b.exec(t, "", fmt.Sprintf("ALTER ROLE %s PASSWORD '%s'", s.Admin.Username, s.Admin.Password))
+	} else {
+		b.exec(t, "", fmt.Sprintf("ALTER USER '%s'@'%%' IDENTIFIED BY '%s'", s.Admin.Username, s.Admin.Password))
+	}
+	return b
+}
+
+// TestAccTenantDatabase_moveChecksIdentity: a changed server address is
+// accepted only when the recorded database is found there with the same
+// identity. Pointed at another server holding a database of that name, the
+// apply is refused (IdentityMismatch, naming both addresses), state keeps
+// the old address, and destroy later drops the right database. A proxy in
+// front of the same server (a DNS change) is accepted.
+func TestAccTenantDatabase_moveChecksIdentity(t *testing.T) {
+	for _, engine := range engines() {
+		t.Run(engine, func(t *testing.T) {
+			a := testAccServer(t, engine)
+			b := secondServer(t, a)
+			name := uniqueName("moved")
+			t.Cleanup(func() { a.dropDatabase(t, name) })
+			b.foreignDatabase(t, name)
+			resourceHCL := deleteDatabaseHCL(name, "")
+			// One CA bundle that verifies both servers: only the address changes.
+			bundle := a.CAPEM + b.CAPEM
+			w := newCLIWorkspace(t)
+			w.write(a.serverBlock(a.Port, bundle, "") + resourceHCL)
+			w.run("apply", "-auto-approve").mustSucceed(t, "create")
+
+			w.write(a.serverBlock(b.Port, bundle, "") + resourceHCL)
+			move := w.run("apply", "-auto-approve")
+			if move.Err == nil {
+				t.Fatalf("moving onto another server's database succeeded:\n%s", move.Output)
+			}
+			d := move.requireDiag(t, "error", "IdentityMismatch: ")
+			if !strings.Contains(d.Detail, fmt.Sprintf(":%d", a.Port)) || !strings.Contains(d.Detail, fmt.Sprintf(":%d", b.Port)) {
+				t.Fatalf("IdentityMismatch does not name both addresses: %q", d.Detail)
+			}
+			server := w.stateAttr("tenantdb_tenant_database", "server").(map[string]any)
+			if int(server["port"].(float64)) != a.Port {
+				t.Fatalf("state's port = %v after a refused move, want %d", server["port"], a.Port)
+			}
+			b.requireForeignIntact(t, name)
+
+			proxy := newTCPProxy(t, a.Host, a.Port)
+			w.write(a.serverBlock(proxy.port, bundle, "") + resourceHCL)
+			w.run("apply", "-auto-approve").mustSucceed(t, "move behind a proxy (same server)")
+			server = w.stateAttr("tenantdb_tenant_database", "server").(map[string]any)
+			if int(server["port"].(float64)) != proxy.port {
+				t.Fatalf("state's port = %v after an accepted move, want %d", server["port"], proxy.port)
+			}
+
+			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+			if a.databaseExists(t, name) {
+				t.Fatal("destroy did not drop the database this resource created")
+			}
+			b.requireForeignIntact(t, name)
+		})
+	}
+}
