@@ -267,3 +267,32 @@ func TestAccTenantDatabase_moveChecksIdentity(t *testing.T) {
 		})
 	}
 }
+
+// TestAccTenantDatabase_importUnreachable: importing needs the server; when
+// it cannot be reached the error names the server and says so (not
+// "Provider produced invalid object").
+func TestAccTenantDatabase_importUnreachable(t *testing.T) {
+	for _, engine := range engines() {
+		t.Run(engine, func(t *testing.T) {
+			s := testAccServer(t, engine)
+			name := uniqueName("impdown")
+			t.Cleanup(func() { s.dropDatabase(t, name) })
+			s.exec(t, "", "CREATE DATABASE "+s.ident(name))
+			proxy := newTCPProxy(t, s.Host, s.Port)
+			proxy.Down()
+			id := strings.Replace(s.importID(map[string]any{"name": name}), fmt.Sprintf(`"port":%d`, s.Port), fmt.Sprintf(`"port":%d`, proxy.port), 1)
+			w := newCLIWorkspace(t)
+			w.write(fmt.Sprintf("import {\n  to = tenantdb_tenant_database.t\n  id = %q\n}\nresource \"tenantdb_tenant_database\" \"t\" {\n  server = %s\n  name = %q\n}\n",
+				id, "jsondecode("+fmt.Sprintf("%q", id)+").server", name))
+			plan := w.run("plan")
+			if plan.Err == nil {
+				t.Fatalf("importing from an unreachable server succeeded:\n%s", plan.Output)
+			}
+			d := plan.requireDiag(t, "error", "PrimaryUnavailable: ")
+			if !strings.Contains(d.Summary, s.name) || !strings.Contains(d.Detail, "the server must be reachable to import") {
+				t.Fatalf("the import error should name the server and say it must be reachable: %q\n%s", d.Summary, d.Detail)
+			}
+			plan.forbidDiag(t, "Provider produced invalid object")
+		})
+	}
+}
