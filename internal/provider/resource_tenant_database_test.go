@@ -3,6 +3,7 @@
 package provider
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -341,11 +342,24 @@ func TestAccTenantDatabase_inUse(t *testing.T) {
 	s := testAccServer(t, "postgres")
 	name := uniqueName("inuse")
 	t.Cleanup(func() { s.dropDatabase(t, name) })
-	var session *sql.DB
+	// One pinned connection: a *sql.DB would quietly reconnect after its
+	// session was killed, so the check compares the backend PID instead.
+	var pool *sql.DB
+	var session *sql.Conn
+	var pid int
+	backendPID := func() (int, error) {
+		var p int
+		err := session.QueryRowContext(context.Background(), "SELECT pg_backend_pid()").Scan(&p)
+		return p, err
+	}
 	closeSession := func() {
 		if session != nil {
 			session.Close()
 			session = nil
+		}
+		if pool != nil {
+			pool.Close()
+			pool = nil
 		}
 	}
 	t.Cleanup(closeSession)
@@ -363,8 +377,11 @@ func TestAccTenantDatabase_inUse(t *testing.T) {
 			{
 				PreConfig: func() {
 					var err error
-					if session, err = s.Open(s.Super, name); err == nil {
-						err = session.Ping()
+					if pool, err = s.Open(s.Super, name); err == nil {
+						session, err = pool.Conn(context.Background())
+					}
+					if err == nil {
+						pid, err = backendPID()
 					}
 					if err != nil {
 						t.Fatal(err)
@@ -375,8 +392,8 @@ func TestAccTenantDatabase_inUse(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					if err := session.Ping(); err != nil {
-						t.Errorf("the foreign session was terminated: %v", err)
+					if now, err := backendPID(); err != nil || now != pid {
+						t.Errorf("the foreign session was terminated: backend pid %d before, %d (%v) after", pid, now, err)
 					}
 					if !s.databaseExists(t, name) {
 						t.Errorf("%s dropped while in use", name)
