@@ -119,9 +119,12 @@ func TestDatabaseLifecycle(t *testing.T) {
 				t.Errorf("Database(%s) after drop = %+v, %v; want nil, nil", db, st, err)
 			}
 		}
-		// Dropping again converges (IF EXISTS).
+		// Dropping again converges (IF EXISTS): no error, still gone.
 		if err := e.s.DropDatabase(e.ctx, explicit); err != nil {
 			t.Errorf("second drop: %v", err)
+		}
+		if _, _, _, found := e.dbState(explicit); found {
+			t.Errorf("%s exists after the second drop", explicit)
 		}
 	})
 }
@@ -304,10 +307,18 @@ func TestRotateOwner(t *testing.T) {
 			}
 		}
 		e.mustOpenAs(newOwner.String(), "New-owner-pw", db.String())
-		// A retried drop converges.
+		// A retried drop converges: no error, the old login stays gone and
+		// the new one and the data are untouched.
 		if err := e.s.Exec(e.ctx, drop); err != nil {
 			t.Errorf("drop plan run again: %v", err)
 		}
+		if e.loginExists(old) || !e.loginExists(newOwner) {
+			t.Errorf("after the drop ran again: old exists %v, new exists %v", e.loginExists(old), e.loginExists(newOwner))
+		}
+		if n := e.rowCount(db, "made_by_old"); n != 3 {
+			t.Errorf("made_by_old has %d rows after the drop ran again, want 3", n)
+		}
+		e.mustOpenAs(newOwner.String(), "New-owner-pw", db.String()).Close()
 	})
 }
 
@@ -340,6 +351,12 @@ func TestDropLogin(t *testing.T) {
 		}
 		if err := e.s.Exec(e.ctx, plan); err != nil {
 			t.Errorf("drop run again (login gone): %v", err)
+		}
+		if e.loginExists(owner) {
+			t.Error("login exists after the drop ran again")
+		}
+		if n := e.rowCount(db, "keep_me"); n != 1 {
+			t.Errorf("keep_me has %d rows after the drop ran again, want 1", n)
 		}
 	})
 }

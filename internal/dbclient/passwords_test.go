@@ -41,7 +41,7 @@ func TestHostilePasswords(t *testing.T) {
 			}
 			err := e.s.CreateLogin(e.ctx, db, owner, mustPassword(t, pw), mustPrivileges(t, e.engine, "ALL PRIVILEGES"))
 			if err != nil {
-				assertNoSecret(t, err, pw)
+				assertNoSecretForms(t, err, owner.String(), pw)
 				t.Fatalf("password #%d: CreateLogin: %v", i, err)
 			}
 			conn := e.mustOpenAs(owner.String(), pw, db.String())
@@ -53,7 +53,7 @@ func TestHostilePasswords(t *testing.T) {
 			// And through ALTER: rotate to the next hostile password.
 			next := hostilePasswords[(i+1)%len(hostilePasswords)]
 			if err := e.s.Exec(e.ctx, e.s.Dialect().SetPassword(owner, mustPassword(t, next), false)); err != nil {
-				assertNoSecret(t, err, next)
+				assertNoSecretForms(t, err, "[redacted]", next)
 				t.Fatalf("password #%d: SetPassword: %v", i, err)
 			}
 			e.mustOpenAs(owner.String(), next, db.String()).Close()

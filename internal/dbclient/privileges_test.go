@@ -95,7 +95,9 @@ func (e *env) pgDatabaseHeld(db ddl.DatabaseName, grantee ddl.Username) []string
 // TestSyncPrivileges walks a grantee through ALL PRIVILEGES → [SELECT,
 // DELETE] → [SELECT, INSERT] → RevokeAll, reading back with Privileges and
 // with the superuser's catalog. On PostgreSQL tables created by the owner
-// before and after each step prove that default privileges follow.
+// before and after each step prove that default privileges follow. Each
+// step runs statements (the statement log shows them); the same desired
+// state again runs none, and the server's grants stay as they were.
 func TestSyncPrivileges(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *env) {
 		const ownerPW, granteePW = "Owner-pw-9", "Grantee-pw-9"
@@ -104,6 +106,8 @@ func TestSyncPrivileges(t *testing.T) {
 		ownerConn := e.mustOpenAs(owner.String(), ownerPW, db.String())
 		exec(t, ownerConn, "CREATE TABLE t0 (id int)", "INSERT INTO t0 VALUES (1)")
 		info := e.s.Info()
+		// The syncs run through a server whose statements are logged.
+		s, log := e.loggedServer()
 
 		steps := []struct {
 			declared []string
@@ -117,8 +121,16 @@ func TestSyncPrivileges(t *testing.T) {
 		var tables = []string{"t0"}
 		for i, step := range steps {
 			desired := mustPrivileges(t, e.engine, step.declared...)
-			if err := e.s.SyncPrivileges(e.ctx, db, grantee, desired); err != nil {
+			mark := log.mark()
+			if err := s.SyncPrivileges(e.ctx, db, grantee, desired); err != nil {
 				t.Fatalf("step %d %v: %v", i, step.declared, err)
+			}
+			// Every step changes something: the log sees this server's
+			// statements, so "none" below means none.
+			if ran := log.since(mark); len(ran) == 0 {
+				t.Fatalf("step %d %v: no statement logged for a change", i, step.declared)
+			} else {
+				t.Logf("step %d %v ran:\n%s", i, step.declared, strings.Join(statements(ran), "\n"))
 			}
 			// A table the owner creates after the grant.
 			table := fmt.Sprintf("t%d", i+1)
@@ -156,9 +168,29 @@ func TestSyncPrivileges(t *testing.T) {
 					t.Errorf("step %d %v: mysql.db row has %v, want %v", i, step.declared, keys(row), keys(want))
 				}
 			}
-			// Running the same desired state again changes nothing.
-			if err := e.s.SyncPrivileges(e.ctx, db, grantee, desired); err != nil {
+			// Running the same desired state again changes nothing: no
+			// statement runs, and the server's grants are the same.
+			var before []string
+			if e.isPG() {
+				before = append(e.pgHeld(db, grantee, "t0"), e.pgDatabaseHeld(db, grantee)...)
+			} else {
+				before = keys(e.mysqlDBRow(db, grantee))
+			}
+			mark = log.mark()
+			if err := s.SyncPrivileges(e.ctx, db, grantee, desired); err != nil {
 				t.Fatalf("step %d again: %v", i, err)
+			}
+			if again := log.since(mark); len(again) != 0 {
+				t.Errorf("step %d %v again ran %d statements, want none:\n%s", i, step.declared, len(again), strings.Join(statements(again), "\n"))
+			}
+			var after []string
+			if e.isPG() {
+				after = append(e.pgHeld(db, grantee, "t0"), e.pgDatabaseHeld(db, grantee)...)
+			} else {
+				after = keys(e.mysqlDBRow(db, grantee))
+			}
+			if !slices.Equal(before, after) {
+				t.Errorf("step %d %v again changed the grants: %v → %v", i, step.declared, before, after)
 			}
 		}
 

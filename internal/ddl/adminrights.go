@@ -80,6 +80,11 @@ func (h *MySQLHeldRights) ParseMySQLGrantLine(info ServerInfo, line string) {
 		if slices.Contains(strings.Fields(string(p)), "ON") {
 			return
 		}
+		// An empty item ("GRANT , ON *.*") is no line SHOW GRANTS prints:
+		// ignore all of it rather than record an empty right.
+		if p == "" {
+			return
+		}
 		privs = append(privs, p)
 	}
 	for _, p := range privs {
