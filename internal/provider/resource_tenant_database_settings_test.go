@@ -78,7 +78,7 @@ func TestAccTenantDatabase_characterSetAlone(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProviders,
 		Steps: []resource.TestStep{
 			{
-				Config: s.serverHCL("") + tenantDatabaseHCL(name, `character_set = "latin1"`+"\n"+`collation = "utf8mb4_unicode_ci"`),
+				Config:      s.serverHCL("") + tenantDatabaseHCL(name, `character_set = "latin1"`+"\n"+`collation = "utf8mb4_unicode_ci"`),
 				ExpectError: regexp.MustCompile(`(?s)InvalidIdentifier.*utf8mb4_unicode_ci.*latin1`),
 				PlanOnly:    true,
 			},
