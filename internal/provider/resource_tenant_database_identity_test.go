@@ -86,7 +86,10 @@ func TestAccTenantDatabase_replacedOutOfBand(t *testing.T) {
 			if !strings.Contains(drift.Detail, name) || !strings.Contains(drift.Detail, "not the one this resource created") {
 				t.Fatalf("DriftDetected detail does not name the database and the reason: %q", drift.Detail)
 			}
+			var proof noSQLProof
+			s.beforeRefusal(t, &proof, "")
 			apply := w.run("apply", "-auto-approve")
+			proof.assertOnly(t, "DatabasePreExists over a replaced database", "CREATE DATABASE")
 			if apply.Err == nil {
 				t.Fatalf("apply over a replaced database succeeded:\n%s", apply.Output)
 			}
@@ -114,7 +117,10 @@ func TestAccTenantDatabase_dropChecksIdentity(t *testing.T) {
 			s.dropDatabase(t, name)
 			s.foreignDatabase(t, name)
 
+			var proof noSQLProof
+			s.beforeRefusal(t, &proof, "")
 			destroy := w.run("destroy", "-auto-approve", "-refresh=false").mustSucceed(t, "destroy")
+			proof.assert(t, "DatabaseDropSkipped (replaced database)")
 			skipped := destroy.requireDiag(t, "warning", "DatabaseDropSkipped: the database was not dropped")
 			if !strings.Contains(skipped.Detail, name) {
 				t.Fatalf("DatabaseDropSkipped detail does not name the database: %q", skipped.Detail)
@@ -149,7 +155,10 @@ func TestAccTenantDatabase_alterChecksIdentity(t *testing.T) {
 
 	s.foreignDatabase(t, name)
 	_, before := s.charsetCollation(t, name)
+	var proof noSQLProof
+	s.beforeRefusal(t, &proof, "")
 	replaced := w.run("apply", "-auto-approve", "-refresh=false")
+	proof.assert(t, "IdentityMismatch (alter of a replaced database)")
 	if replaced.Err == nil {
 		t.Fatalf("altering a replaced database succeeded:\n%s", replaced.Output)
 	}
@@ -186,7 +195,10 @@ func TestAccTenantDatabase_legacyState(t *testing.T) {
 			if got := w.stateAttr("tenantdb_tenant_database", "database_created"); got != false {
 				t.Fatalf("database_created = %v after the upgrade, want false", got)
 			}
+			var proof noSQLProof
+			s.beforeRefusal(t, &proof, "")
 			destroy := w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+			proof.assert(t, "DatabaseDropSkipped (legacy state)")
 			destroy.requireDiag(t, "warning", "DatabaseDropSkipped: ")
 			if !s.databaseExists(t, name) {
 				t.Fatal("destroy dropped a database whose identity was never proven")
@@ -212,6 +224,7 @@ func secondServer(t *testing.T, s accServer) accServer {
 	} else {
 		b.exec(t, "", fmt.Sprintf("ALTER USER '%s'@'%%' IDENTIFIED BY '%s'", s.Admin.Username, s.Admin.Password))
 	}
+	other.Admin.Password = s.Admin.Password // the harness logs in as the admin too
 	return b
 }
 
@@ -237,7 +250,12 @@ func TestAccTenantDatabase_moveChecksIdentity(t *testing.T) {
 			w.run("apply", "-auto-approve").mustSucceed(t, "create")
 
 			w.write(a.serverBlock(b.Port, bundle, "") + resourceHCL)
+			var onA, onB noSQLProof
+			a.beforeRefusal(t, &onA, "")
+			b.beforeRefusal(t, &onB, "")
 			move := w.run("apply", "-auto-approve")
+			onA.assert(t, "IdentityMismatch (move), old server")
+			onB.assert(t, "IdentityMismatch (move), new server")
 			if move.Err == nil {
 				t.Fatalf("moving onto another server's database succeeded:\n%s", move.Output)
 			}
@@ -253,7 +271,10 @@ func TestAccTenantDatabase_moveChecksIdentity(t *testing.T) {
 
 			proxy := newTCPProxy(t, a.Host, a.Port)
 			w.write(a.serverBlock(proxy.port, bundle, "") + resourceHCL)
+			var accepted noSQLProof
+			a.beforeRefusal(t, &accepted, "")
 			w.run("apply", "-auto-approve").mustSucceed(t, "move behind a proxy (same server)")
+			accepted.assert(t, "an accepted move runs no DDL")
 			server = w.stateAttr("tenantdb_tenant_database", "server").(map[string]any)
 			if int(server["port"].(float64)) != proxy.port {
 				t.Fatalf("state's port = %v after an accepted move, want %d", server["port"], proxy.port)

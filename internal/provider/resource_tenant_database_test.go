@@ -227,17 +227,24 @@ func TestAccTenantDatabase_refusals(t *testing.T) {
 			if engine == "postgres" {
 				preCreate = "CREATE DATABASE " + s.ident(pre)
 			}
+			var proof noSQLProof
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				Steps: []resource.TestStep{
 					{
-						PreConfig:   func() { s.exec(t, "", preCreate) },
+						PreConfig: func() {
+							s.exec(t, "", preCreate)
+							s.beforeRefusal(t, &proof, "")
+						},
 						Config:      s.serverHCL("") + tenantDatabaseHCL(pre, `deletion_policy = "delete"`),
 						ExpectError: regexp.MustCompile(`DatabasePreExists`),
 					},
 					{
-						// Nothing ran against the foreign database.
+						// Nothing ran against the foreign database: only the
+						// claim itself (CREATE DATABASE, which failed) may
+						// appear, and the catalog is unchanged.
 						PreConfig: func() {
+							proof.assertOnly(t, "DatabasePreExists", "CREATE DATABASE")
 							if engine == "postgres" {
 								var ok bool
 								s.super(t, "").QueryRow(`SELECT has_database_privilege('public', $1, 'CONNECT')`, pre).Scan(&ok)
@@ -270,10 +277,12 @@ resource "tenantdb_tenant_database" %q {
   name   = "%s_renamed"
 }
 `, drift, drift),
+						PreConfig:   func() { s.beforeRefusal(t, &proof, "") },
 						ExpectError: regexp.MustCompile(`ImmutableAttribute`),
 					},
 				},
 			})
+			proof.assert(t, "ImmutableAttribute (rename)")
 		})
 	}
 }
@@ -364,6 +373,7 @@ func TestAccTenantDatabase_inUse(t *testing.T) {
 	}
 	t.Cleanup(closeSession)
 	withDB := s.serverHCL("") + tenantDatabaseHCL(name, `deletion_policy = "delete"`)
+	var proof noSQLProof
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
 		CheckDestroy: s.check(func() error {
@@ -386,12 +396,14 @@ func TestAccTenantDatabase_inUse(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					s.beforeRefusal(t, &proof, "")
 				},
 				Config:      s.serverHCL(""),
 				ExpectError: regexp.MustCompile(`(?s)DatabaseInUse.*tenantdb_super`),
 			},
 			{
 				PreConfig: func() {
+					proof.assert(t, "DatabaseInUse")
 					if now, err := backendPID(); err != nil || now != pid {
 						t.Errorf("the foreign session was terminated: backend pid %d before, %d (%v) after", pid, now, err)
 					}
