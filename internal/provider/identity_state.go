@@ -27,10 +27,15 @@ type privateWriter interface {
 }
 
 func recordedIdentity(ctx context.Context, p privateReader) (dbclient.Identity, diag.Diagnostics) {
+	return privateIdentity(ctx, p, identityKey)
+}
+
+// privateIdentity reads an identity kept under key.
+func privateIdentity(ctx context.Context, p privateReader, key string) (dbclient.Identity, diag.Diagnostics) {
 	if p == nil {
 		return "", nil
 	}
-	raw, diags := p.GetKey(ctx, identityKey)
+	raw, diags := p.GetKey(ctx, key)
 	if diags.HasError() || len(raw) == 0 {
 		return "", diags
 	}
@@ -42,6 +47,11 @@ func recordedIdentity(ctx context.Context, p privateReader) (dbclient.Identity, 
 }
 
 func recordIdentity(ctx context.Context, p privateWriter, id dbclient.Identity) diag.Diagnostics {
+	return recordPrivate(ctx, p, identityKey, id)
+}
+
+// recordPrivate keeps an identity under key.
+func recordPrivate(ctx context.Context, p privateWriter, key string, id dbclient.Identity) diag.Diagnostics {
 	raw, _ := json.Marshal(string(id))
-	return p.SetKey(ctx, identityKey, raw)
+	return p.SetKey(ctx, key, raw)
 }

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// Login identities, like database identities (see Identity), name one
+// account object rather than a name:
+//
+//	pg:<system identifier>:<role OID>   PostgreSQL.
+//	mariadb-login:<password_last_changed> MariaDB keeps no comment for an
+//	                                       account; the time its password was
+//	                                       last set (seconds) tells a re-created
+//	                                       account apart. tenantdb records it
+//	                                       again after each rotation it makes;
+//	                                       an out-of-band password reset makes
+//	                                       the login look replaced (safe:
+//	                                       nothing is then altered or dropped).
+//	mysql-login:<server_uuid>:<mark>      MySQL 8.0.21+: a claim mark kept as a
+//	                                       JSON ATTRIBUTE by CREATE USER itself
+//	                                       (mark empty before 8.0.21).
+
+// LoginIdentity reads a login's identity; found is false when it does not exist.
+func (s *Server) LoginIdentity(ctx context.Context, user ddl.Username) (Identity, bool, error) {
+	sid, err := s.serverID(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	var v string
+	err = s.query(ctx, func(ctx context.Context, db queryer) error {
+		switch s.info.Flavor {
+		case ddl.FlavorPostgres:
+			return db.QueryRowContext(ctx, `SELECT oid::text FROM pg_roles WHERE rolname = $1`, user.String()).Scan(&v)
+		case ddl.FlavorMariaDB:
+			// Only one JSON field leaves the server: never the hash.
+			return db.QueryRowContext(ctx, `SELECT COALESCE(JSON_VALUE(Priv, '$.password_last_changed'), '') FROM mysql.global_priv WHERE User = ? AND Host = '%'`,
+				user.String()).Scan(&v)
+		}
+		if !ddl.StoresLoginMark(s.info) {
+			return db.QueryRowContext(ctx, `SELECT '' FROM mysql.user WHERE User = ? AND Host = '%'`, user.String()).Scan(&v)
+		}
+		return db.QueryRowContext(ctx, `SELECT COALESCE(JSON_UNQUOTE(JSON_EXTRACT(ATTRIBUTE, '$.tenantdb')), '') FROM information_schema.USER_ATTRIBUTES WHERE USER = ? AND HOST = '%'`,
+			user.String()).Scan(&v)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, s.readError("read login "+user.String(), err)
+	}
+	switch s.info.Flavor {
+	case ddl.FlavorPostgres:
+		return Identity("pg:" + sid + ":" + v), true, nil
+	case ddl.FlavorMariaDB:
+		return Identity("mariadb-login:" + v), true, nil
+	}
+	return Identity("mysql-login:" + sid + ":" + v), true, nil
+}
+
+// CheckLogin compares a login with its recorded identity.
+func (s *Server) CheckLogin(ctx context.Context, user ddl.Username, recorded Identity) (Check, error) {
+	id, found, err := s.LoginIdentity(ctx, user)
+	if err != nil || !found {
+		return Check{}, err
+	}
+	return Check{Found: true, Identity: id, Verdict: CompareLogins(recorded, id)}, nil
+}
+
+// CompareLogins is Compare for login identities.
+func CompareLogins(recorded, got Identity) Verdict {
+	if recorded == got {
+		return Same
+	}
+	rk, _, _ := strings.Cut(string(recorded), ":")
+	gk, _, _ := strings.Cut(string(got), ":")
+	if rk == "mysql-login" && gk == rk {
+		rsid := strings.SplitN(string(recorded), ":", 3)[1]
+		gsid := strings.SplitN(string(got), ":", 3)[1]
+		if rsid != gsid {
+			return OtherServer
+		}
+		return Replaced
+	}
+	return Compare(recorded, got)
+}
+
+// OwnerState is what the server says about a tenant owner login.
+type OwnerState struct {
+	Identity   Identity
+	Privileges []ddl.Privilege // MySQL: what it holds on the database; PostgreSQL: ALL when it owns it
+	OwnsDB     bool            // PostgreSQL: it is the database's owner
+}
+
+// Owner reads a login and what it holds on db; nil when the login is gone.
+func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (*OwnerState, error) {
+	id, found, err := s.LoginIdentity(ctx, user)
+	if err != nil || !found {
+		return nil, err
+	}
+	st := &OwnerState{Identity: id}
+	if s.info.Flavor == ddl.FlavorPostgres {
+		d, err := s.databaseDirect(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		if d != nil && d.Owner == user.String() {
+			st.OwnsDB = true
+			st.Privileges = []ddl.Privilege{ddl.AllPrivileges}
+		}
+		return st, nil
+	}
+	if st.Privileges, err = s.Privileges(ctx, db, user); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// checkOwnerConflict refuses a second owner. PostgreSQL: the database is
+// owned by someone other than the admin. MySQL/MariaDB have no database
+// owner: an owner is an account other than the admin holding every
+// database-level privilege on it (what tenant_owner grants by default), so
+// a second tenant_owner with ALL PRIVILEGES on one database is refused.
+func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, user ddl.Username) error {
+	if s.info.Flavor == ddl.FlavorPostgres {
+		d, err := s.databaseDirect(ctx, db)
+		if err != nil {
+			return err
+		}
+		if d == nil {
+			return fmt.Errorf("%s: database %q does not exist: create it first (tenantdb_tenant_database)", s.spec.describe(), db)
+		}
+		if d.Owner != s.spec.Username && d.Owner != user.String() {
+			return ddl.ErrOwnerConflict(s.spec.Name, db, d.Owner, "PostgreSQL databases have exactly one owner.")
+		}
+		return nil
+	}
+	var others []string
+	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+		others = nil
+		rows, err := q.QueryContext(ctx, `SELECT User FROM mysql.db WHERE Host = '%' AND Db = ? AND User <> ? AND User <> ?`,
+			ddl.MySQLGrantPattern(db), s.spec.Username, user.String())
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var u string
+			if err := rows.Scan(&u); err != nil {
+				return err
+			}
+			others = append(others, u)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return s.readError("list the accounts holding privileges on "+db.String(), err)
+	}
+	all := ddl.Catalog(s.info)
+	for _, o := range others {
+		u, err := ddl.NewUsername(s.spec.Engine, o)
+		if err != nil {
+			continue // not a name tenantdb could manage: not an owner of ours
+		}
+		held, err := s.Privileges(ctx, db, u)
+		if err != nil {
+			return err
+		}
+		if len(ddl.Diff(s.info, ddl.FromActual(s.info, all), held).Grant) == 0 {
+			return ddl.ErrOwnerConflict(s.spec.Name, db, o,
+				"That account holds every database-level privilege on it, which is what an owner holds on MySQL/MariaDB.")
+		}
+	}
+	return nil
+}
+
+// ClaimOwner creates the owner login (a claim: CREATE USER/ROLE without IF
+// NOT EXISTS), grants it privs on db and, on PostgreSQL, makes it the
+// database's owner. An existing login is refused (PreExistingOwnerUser) and
+// never touched; a failure after the login exists drops the login this call
+// made. It returns the new login's identity.
+func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password, privs ddl.PrivilegeSet) (Identity, error) {
+	defer s.invalidateDatabase(db)
+	var id Identity
+	err := s.WithLock(ctx, db, func(ctx context.Context) error {
+		if err := s.checkOwnerConflict(ctx, db, user); err != nil {
+			return err
+		}
+		err := s.exec(ctx, ddl.CreateMarkedOwner(s.Dialect(), db, user, pw, privs, ddl.NewClaimMark()))
+		if IsUserExists(err) {
+			return ddl.ErrPreExistingOwnerUser(s.spec.Name, user)
+		}
+		if err != nil {
+			return err
+		}
+		var found bool
+		if id, found, err = s.LoginIdentity(ctx, user); err == nil && !found {
+			err = fmt.Errorf("%s: login %q was created but cannot be read back", s.spec.describe(), user)
+		}
+		return err
+	})
+	return id, err
+}
+
+// errLoginNotOurs explains a login whose identity changed.
+func (s *Server) errLoginNotOurs(user ddl.Username, c Check) error {
+	if !c.Found {
+		return fmt.Errorf("%s: login %q no longer exists (dropped outside Terraform): apply again with refresh (the default) "+
+			"to create it again", s.spec.describe(), user)
+	}
+	return &ddl.Error{Reason: ddl.IdentityMismatch, Object: fmt.Sprintf("login %q on server %q", user, s.spec.Name),
+		Why: "A login of that name exists, but it is not the one this resource created or imported (dropped and " +
+			"re-created outside Terraform, its password reset by someone else on MariaDB, or the address leads to " +
+			"another server). Nothing was altered or dropped.",
+		Fix: "Remove this resource from state (terraform state rm) and adopt the login with terraform import if it " +
+			"really is the tenant's owner."}
+}
+
+// SetOwnerPassword changes the owner's password after checking it is still
+// the recorded login, and returns the identity to record next (MariaDB's
+// changes with the password).
+func (s *Server) SetOwnerPassword(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password, retainCurrent bool, recorded Identity) (Identity, error) {
+	var id Identity
+	err := s.WithLock(ctx, db, func(ctx context.Context) error {
+		c, err := s.CheckLogin(ctx, user, recorded)
+		if err != nil {
+			return err
+		}
+		if !c.Found || c.Verdict != Same {
+			return s.errLoginNotOurs(user, c)
+		}
+		if err := s.exec(ctx, s.Dialect().SetPassword(user, pw, retainCurrent)); err != nil {
+			return err
+		}
+		id, _, err = s.LoginIdentity(ctx, user)
+		return err
+	})
+	return id, err
+}
+
+// DiscardOldOwnerPassword ends a retained password (MySQL 8.0.14+; nothing elsewhere).
+func (s *Server) DiscardOldOwnerPassword(ctx context.Context, db ddl.DatabaseName, user ddl.Username) error {
+	p := s.Dialect().DiscardOldPassword(user)
+	if p.Empty() {
+		return nil
+	}
+	return s.WithLock(ctx, db, func(ctx context.Context) error { return s.exec(ctx, p) })
+}
+
+// SyncOwnerPrivileges is SyncPrivileges for the owner, after checking it is
+// still the recorded login. PostgreSQL owners hold everything by owning the
+// database: there it re-asserts ownership when it was lost.
+func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs ddl.PrivilegeSet, recorded Identity) error {
+	defer s.invalidateDatabase(db)
+	return s.WithLock(ctx, db, func(ctx context.Context) error {
+		c, err := s.CheckLogin(ctx, user, recorded)
+		if err != nil {
+			return err
+		}
+		if !c.Found || c.Verdict != Same {
+			return s.errLoginNotOurs(user, c)
+		}
+		if s.info.Flavor == ddl.FlavorPostgres {
+			if err := s.checkOwnerConflict(ctx, db, user); err != nil {
+				return err
+			}
+			return s.exec(ctx, ddl.MakeDatabaseOwner(db, user))
+		}
+		return s.SyncPrivileges(ctx, db, user, privs)
+	})
+}
+
+// RotateOwner is a username change, create-before-drop: the new login is
+// created (a claim) with the new password and granted; on PostgreSQL the
+// database and everything the old owner owns in it move to the new one, and
+// the old owner's default privileges are carried over. Only then is the old
+// login dropped, if it is still the recorded one. newID is set once the
+// handover is done; dropErr reports a failed drop of the old login (both
+// logins then work, and the caller keeps the old name to retry).
+func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new ddl.Username, pw ddl.Password,
+	privs ddl.PrivilegeSet, recordedOld Identity, dropOld bool) (newID Identity, dropErr, err error) {
+	defer s.invalidateDatabase(db)
+	err = s.WithLock(ctx, db, func(ctx context.Context) error {
+		// The old login hands over only while it is still the recorded one.
+		oldCheck, err := s.CheckLogin(ctx, old, recordedOld)
+		if err != nil {
+			return err
+		}
+		handover := ddl.CreateMarkedOwner(s.Dialect(), db, new, pw, privs, ddl.NewClaimMark())
+		if s.info.Flavor == ddl.FlavorPostgres && oldCheck.Found && oldCheck.Verdict == Same {
+			handover = handover.Append(s.Dialect().TransferOwnership(db, old, new))
+		}
+		if err := s.exec(ctx, handover); err != nil {
+			if IsUserExists(err) {
+				return ddl.ErrPreExistingOwnerUser(s.spec.Name, new)
+			}
+			return err
+		}
+		if s.info.Flavor == ddl.FlavorPostgres && oldCheck.Found && oldCheck.Verdict == Same {
+			entries, err := s.defaultACLs(ctx, db, old)
+			if err != nil {
+				return err
+			}
+			carry, err := ddl.CarryDefaultPrivileges(db, new, entries)
+			if err != nil {
+				return fmt.Errorf("%s: hand over the default privileges of %q: %w", s.spec.describe(), old, err)
+			}
+			if err := s.exec(ctx, carry); err != nil {
+				return err
+			}
+		}
+		var found bool
+		if newID, found, err = s.LoginIdentity(ctx, new); err == nil && !found {
+			err = fmt.Errorf("%s: login %q was created but cannot be read back", s.spec.describe(), new)
+		}
+		if err != nil {
+			return err
+		}
+		if dropOld {
+			dropErr = s.dropOwnerLocked(ctx, db, old, oldCheck)
+		}
+		return nil
+	})
+	return newID, dropErr, err
+}
+
+// DropOwner drops a login this resource created, if it is still the
+// recorded one. On PostgreSQL what it owns in db (the database itself, its
+// tables) is first reassigned to the admin, so no table is lost with it.
+func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (DropOutcome, Check, error) {
+	defer s.invalidateDatabase(db)
+	outcome := Dropped
+	var c Check
+	err := s.WithLock(ctx, db, func(ctx context.Context) error {
+		var err error
+		if c, err = s.CheckLogin(ctx, user, recorded); err != nil {
+			return err
+		}
+		switch {
+		case !c.Found:
+			outcome = AlreadyGone
+			return nil
+		case c.Verdict != Same:
+			outcome = NotOurs
+			return nil
+		}
+		return s.dropOwnerLocked(ctx, db, user, c)
+	})
+	return outcome, c, err
+}
+
+func (s *Server) dropOwnerLocked(ctx context.Context, db ddl.DatabaseName, user ddl.Username, c Check) error {
+	if !c.Found {
+		return nil
+	}
+	if c.Verdict != Same {
+		return s.errLoginNotOurs(user, c)
+	}
+	return s.exec(ctx, s.Dialect().DropLogin(db, user))
+}
+
+// defaultACLs reads the default privileges role gives inside db.
+func (s *Server) defaultACLs(ctx context.Context, db ddl.DatabaseName, role ddl.Username) ([]ddl.DefaultACL, error) {
+	type row struct {
+		schema, grantee, priv string
+		objType              string
+	}
+	var rows []row
+	err := s.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {
+		rows = nil
+		rs, err := q.QueryContext(ctx, `
+SELECT COALESCE(n.nspname, ''), d.defaclobjtype::text, CASE WHEN a.grantee = 0 THEN '' ELSE pg_get_userbyid(a.grantee) END, a.privilege_type
+FROM pg_default_acl d LEFT JOIN pg_namespace n ON n.oid = d.defaclnamespace, aclexplode(d.defaclacl) a
+WHERE d.defaclrole = (SELECT oid FROM pg_roles WHERE rolname = $1) AND a.grantee <> d.defaclrole
+ORDER BY 1, 2, 3, 4`, role.String())
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var r row
+			if err := rs.Scan(&r.schema, &r.objType, &r.grantee, &r.priv); err != nil {
+				return err
+			}
+			rows = append(rows, r)
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return nil, s.readError("read the default privileges of "+role.String(), err)
+	}
+	var out []ddl.DefaultACL
+	for _, r := range rows {
+		schema, err := ddl.NewSchemaName(r.schema)
+		if err != nil {
+			return nil, err
+		}
+		var grantee ddl.Username
+		if r.grantee != "" {
+			if grantee, err = ddl.NewUsername(s.spec.Engine, r.grantee); err != nil {
+				return nil, err
+			}
+		}
+		n := len(out)
+		if n > 0 && out[n-1].Schema == schema && out[n-1].ObjType == r.objType[0] && out[n-1].Grantee == grantee {
+			out[n-1].Privileges = append(out[n-1].Privileges, ddl.NormalizePrivilege(r.priv))
+			continue
+		}
+		out = append(out, ddl.DefaultACL{Schema: schema, ObjType: r.objType[0], Grantee: grantee,
+			Privileges: []ddl.Privilege{ddl.NormalizePrivilege(r.priv)}})
+	}
+	return out, nil
+}

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package ddl
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// StoresLoginMark reports whether CREATE USER records a claim mark with the
+// login: MySQL 8.0.21+ keeps a JSON ATTRIBUTE (information_schema
+// USER_ATTRIBUTES). MariaDB and PostgreSQL identify a login otherwise (see
+// dbclient's login identity).
+func StoresLoginMark(info ServerInfo) bool {
+	return info.Flavor == FlavorMySQL && info.Version.AtLeast(8, 0, 21)
+}
+
+// CreateMarkedOwner is CreateOwner that also records mark with the login
+// where the server can (StoresLoginMark), in the CREATE USER itself.
+func CreateMarkedOwner(d Dialect, db DatabaseName, owner Username, pw Password, privs PrivilegeSet, mark ClaimMark) Plan {
+	p := d.CreateOwner(db, owner, pw, privs)
+	if mark.IsZero() || !StoresLoginMark(d.Info()) || len(p.Statements) == 0 {
+		return p
+	}
+	first := p.Statements[0]
+	suffix := " ATTRIBUTE " + mysqlLiteral(`{"tenantdb": "`+mark.s+`"}`)
+	first.sql += suffix
+	first.redacted += suffix
+	p.Statements = append([]Statement{first}, p.Statements[1:]...)
+	return p
+}
+
+// DefaultACL is one PostgreSQL default privilege: what Grantee gets on
+// objects of ObjType that the owning role creates in Schema ("" = every
+// schema). Only tables ('r') and sequences ('S') are carried over.
+type DefaultACL struct {
+	Schema     SchemaName
+	ObjType    byte
+	Grantee    Username // zero value: PUBLIC
+	Privileges []Privilege
+}
+
+// SchemaName is a validated PostgreSQL schema name read from the catalog.
+type SchemaName struct{ s string }
+
+var schemaNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]{0,62}$`)
+
+// NewSchemaName validates a schema name (a plain identifier, at most 63
+// bytes); "" is the zero value (every schema).
+func NewSchemaName(s string) (SchemaName, error) {
+	if s == "" {
+		return SchemaName{}, nil
+	}
+	if !schemaNamePattern.MatchString(s) {
+		return SchemaName{}, invalid("schema name", s, "must match "+schemaNamePattern.String())
+	}
+	return SchemaName{s}, nil
+}
+
+func (n SchemaName) String() string { return n.s }
+
+var defaultACLObjects = map[byte]string{'r': "TABLES", 'S': "SEQUENCES"}
+
+var sequencePrivileges = []Privilege{"SELECT", "UPDATE", "USAGE"}
+
+// CarryDefaultPrivileges renders, inside db, the default privileges `from`
+// gives as the same default privileges given by `to`: an owner rotation
+// must not cut a grantee off from tables the new owner creates later
+// (DROP OWNED BY from removes from's entries). Entries of other object
+// kinds, or with privileges outside the kind's list, are refused: nothing
+// is half carried.
+func CarryDefaultPrivileges(db DatabaseName, to Username, entries []DefaultACL) (Plan, error) {
+	var p Plan
+	for _, e := range entries {
+		objects, ok := defaultACLObjects[e.ObjType]
+		if !ok {
+			return Plan{}, fmt.Errorf("default privileges on object kind %q cannot be carried over (only tables and sequences)", string(e.ObjType))
+		}
+		allowed := postgresTablePrivileges
+		if e.ObjType == 'S' {
+			allowed = sequencePrivileges
+		}
+		for _, pr := range e.Privileges {
+			if !slices.Contains(allowed, pr) {
+				return Plan{}, fmt.Errorf("default privilege %q on %s cannot be carried over", pr, strings.ToLower(objects))
+			}
+		}
+		grantee := "PUBLIC"
+		if !e.Grantee.IsZero() {
+			grantee = pgIdent(e.Grantee.s)
+		}
+		b := sql("ALTER DEFAULT PRIVILEGES FOR ROLE ", pgIdent(to.s))
+		if e.Schema.s != "" {
+			b.add(" IN SCHEMA ", pgIdent(e.Schema.s))
+		}
+		b.add(" GRANT ", joinPrivileges(sortedUnique(e.Privileges)), " ON ", objects, " TO ", grantee)
+		p.Statements = append(p.Statements, b.in(db.s).done())
+	}
+	return p, nil
+}
+
+// ErrOwnerConflict: the database already has another owner.
+func ErrOwnerConflict(server string, db DatabaseName, other, why string) *Error {
+	return refuse(OwnerConflict, fmt.Sprintf("database %q on server %q", db, server),
+		fmt.Sprintf("The database already has an owner other than the admin: %q. %s Nothing was created or changed.", printable(other), why),
+		"A tenant database has one owner. Manage that owner with its own tenantdb_tenant_owner (import it), or hand "+
+			"the database back to the admin before creating this one.")
+}
+
+// MakeDatabaseOwner hands a PostgreSQL database to its owner login (again,
+// when it was handed elsewhere out of band); empty on MySQL.
+func MakeDatabaseOwner(db DatabaseName, owner Username) Plan {
+	return Plan{Statements: []Statement{
+		sql("ALTER DATABASE ", pgIdent(db.s), " OWNER TO ", pgIdent(owner.s)).done(),
+	}}
+}
+
+// ErrPostgresOwnerPrivileges: a PostgreSQL owner's privileges are its
+// ownership; a narrower set would mean nothing.
+func ErrPostgresOwnerPrivileges(declared []string) *Error {
+	return refuse(PrivilegeNotAllowed, fmt.Sprintf("owner privileges %q", printable(strings.Join(declared, ", "))),
+		"On PostgreSQL the owner login owns the tenant database, which implies every privilege on it; a narrower "+
+			"set cannot be expressed for an owner.",
+		`Set privileges = ["ALL PRIVILEGES"] (or leave it out), and use tenantdb_tenant_grant for logins that need less.`)
+}

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = &tenantOwnerResource{}
+	_ resource.ResourceWithImportState = &tenantOwnerResource{}
+	_ resource.ResourceWithModifyPlan  = &tenantOwnerResource{}
+)
+
+// NewTenantOwnerResource is the tenantdb_tenant_owner resource: the one
+// login that owns a tenant database. It is the only principal tenantdb ever
+// creates, and only because the caller supplies its password.
+func NewTenantOwnerResource() resource.Resource { return &tenantOwnerResource{} }
+
+type tenantOwnerResource struct{ data *providerData }
+
+type tenantOwnerModel struct {
+	ID                types.String `tfsdk:"id"`
+	Server            types.Object `tfsdk:"server"`
+	Database          types.String `tfsdk:"database"`
+	Username          types.String `tfsdk:"username"`
+	PasswordWO        types.String `tfsdk:"password_wo"`
+	PasswordWOVersion types.Int64  `tfsdk:"password_wo_version"`
+	Privileges        types.Set    `tfsdk:"privileges"`
+	UserCreated       types.Bool   `tfsdk:"user_created"`
+	PreviousUsername  types.String `tfsdk:"previous_username"`
+}
+
+// previousIdentityKey keeps the identity of a rotated-out login whose drop
+// is still pending (previous_username).
+const previousIdentityKey = "previous_identity"
+
+func (r *tenantOwnerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_tenant_owner"
+}
+
+func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The one login that owns a tenant database. Create is a claim: `CREATE USER`/`CREATE ROLE` " +
+			"without `IF NOT EXISTS`, so an existing login is refused (`PreExistingOwnerUser`) and its password is never " +
+			"touched. On PostgreSQL the login becomes the database's owner (which implies every privilege on it); on " +
+			"MySQL/MariaDB it is granted `privileges` on that database only. The password is write-only: it is never " +
+			"stored, hashed or logged, and PostgreSQL receives a SCRAM-SHA-256 verifier computed by the provider. " +
+			"Changing `username` rotates the login create-before-drop, in place. Destroy drops the login only if this " +
+			"resource created it (`user_created`) and it is still that login; the database and its data stay.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed: true, MarkdownDescription: "`<server name>/<database>/<username>`.",
+			},
+			"server": serverAttribute(),
+			"database": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "The tenant database (`tenantdb_tenant_database.<name>.name`). Cannot change " +
+					"(`ImmutableAttribute`): moving an owner to another database is a migration.",
+				Validators:    []validator.String{identifierValidator{kind: "database name"}},
+				PlanModifiers: []planmodifier.String{immutableString("the owner's database")},
+			},
+			"username": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "The owner login, `^[A-Za-z0-9_][A-Za-z0-9_.$-]{0,31}$` (MySQL/MariaDB: `'username'@'%'`). " +
+					"Not a system account, the server's admin login or one of its `reserved_usernames` (`OwnerUserReserved`). " +
+					"Changing it rotates the login in place, create-before-drop: the new login is created with the current " +
+					"password and granted (on PostgreSQL it takes over the database, what the old login owns there, and its " +
+					"default privileges), then the old login is dropped. If that drop fails both logins keep working, the " +
+					"old name stays in `previous_username`, and the next apply retries it.",
+				Validators: []validator.String{identifierValidator{kind: "username"}},
+			},
+			"password_wo": schema.StringAttribute{
+				Required: true, WriteOnly: true, Sensitive: true,
+				MarkdownDescription: "The owner's password, write-only: never stored in state or plans. Pass it from an " +
+					"ephemeral resource (e.g. `ephemeral.random_password.x.result`) or an `ephemeral = true` variable. " +
+					"Changing only this value changes nothing: bump `password_wo_version` to set the new password.",
+			},
+			"password_wo_version": schema.Int64Attribute{
+				Optional: true,
+				MarkdownDescription: "Bump to rotate the password: each change runs exactly one password change with the " +
+					"current `password_wo`. The version is the only fingerprint of the password in state.",
+			},
+			"privileges": schema.SetAttribute{
+				Optional: true, Computed: true, ElementType: types.StringType,
+				Default: setdefault.StaticValue(types.SetValueMust(types.StringType, []attr.Value{types.StringValue(string(ddl.AllPrivileges))})),
+				MarkdownDescription: "Database-level privileges on the tenant database only; default `[\"ALL PRIVILEGES\"]`. " +
+					"Desired state: widening grants first, narrowing grants the new set then revokes the surplus, and an " +
+					"out-of-band change shows as drift and is corrected. On PostgreSQL it must be `[\"ALL PRIVILEGES\"]`: " +
+					"the owner owns the database, which implies every privilege (use `tenantdb_tenant_grant` for narrower " +
+					"access). Never granted `WITH GRANT OPTION`.",
+				Validators: []validator.Set{privilegesValidator{}},
+			},
+			"user_created": schema.BoolAttribute{
+				Computed: true,
+				MarkdownDescription: "True when this resource created the login. Imported owners have `false` and are " +
+					"never dropped.",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
+			},
+			"previous_username": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "During a username rotation whose final drop of the old login failed: the old " +
+					"login's name, until a later apply drops it. Null otherwise.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+		},
+	}
+}
+
+func (r *tenantOwnerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if d, ok := req.ProviderData.(*providerData); ok {
+		r.data = d
+	}
+}
+
+// ownerTarget is what every CRUD call of an owner is about, validated.
+type ownerTarget struct {
+	ref   serverRef
+	db    ddl.DatabaseName
+	user  ddl.Username
+	privs ddl.PrivilegeSet
+}
+
+// ownerRules validates names, privileges and reserved accounts for a known
+// server: the same rules at plan time and again before any SQL.
+func ownerRules(ctx context.Context, ref serverRef, m tenantOwnerModel) (ownerTarget, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	t := ownerTarget{ref: ref}
+	e := ref.engine()
+	var err error
+	if !m.Database.IsUnknown() {
+		if t.db, err = ddl.NewDatabaseName(e, m.Database.ValueString()); err != nil {
+			addAttributeError(&diags, path.Root("database"), err)
+		}
+	}
+	if !m.Username.IsUnknown() {
+		if t.user, err = ddl.NewUsername(e, m.Username.ValueString()); err != nil {
+			addAttributeError(&diags, path.Root("username"), err)
+		} else if err = ref.reserved().CheckOwner(t.user.String()); err != nil {
+			addAttributeError(&diags, path.Root("username"), err)
+		}
+	}
+	if !m.Privileges.IsUnknown() && !m.Privileges.IsNull() {
+		var names []string
+		diags.Append(m.Privileges.ElementsAs(ctx, &names, false)...)
+		if t.privs, err = ddl.ParsePrivileges(e, names); err != nil {
+			addAttributeError(&diags, path.Root("privileges"), err)
+		} else if e == ddl.EnginePostgres && !t.privs.IsAll() {
+			addAttributeError(&diags, path.Root("privileges"), ddl.ErrPostgresOwnerPrivileges(names))
+		}
+	}
+	return t, diags
+}
+
+// ModifyPlan applies the engine's rules as soon as the server is known,
+// refuses what cannot change in place, and plans the computed values.
+func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan tenantOwnerModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ref, known, diags := refFromObject(ctx, plan.Server)
+	resp.Diagnostics.Append(diags...)
+	if !known || resp.Diagnostics.HasError() {
+		return
+	}
+	if err := ref.validate(); err != nil {
+		addAttributeError(&resp.Diagnostics, path.Root("server"), err)
+		return
+	}
+	_, diags = ownerRules(ctx, ref, plan)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !plan.Database.IsUnknown() && !plan.Username.IsUnknown() {
+		plan.ID = types.StringValue(ref.Name + "/" + plan.Database.ValueString() + "/" + plan.Username.ValueString())
+	}
+	if req.State.Raw.IsNull() {
+		plan.UserCreated = types.BoolUnknown()
+		plan.PreviousUsername = types.StringNull()
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	var state tenantOwnerModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	stateRef, _, diags := refFromObject(ctx, state.Server)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	refuseServerMove(&resp.Diagnostics, "login", state.Username.ValueString(), stateRef, ref)
+	// A rotation, or a pending drop of a rotated-out login, decides
+	// previous_username only when applied.
+	if !plan.Username.Equal(state.Username) || !state.PreviousUsername.IsNull() {
+		plan.PreviousUsername = types.StringUnknown()
+		if !plan.Username.Equal(state.Username) {
+			plan.UserCreated = types.BoolUnknown()
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *tenantOwnerResource) target(ctx context.Context, m tenantOwnerModel) (ownerTarget, diag.Diagnostics) {
+	ref, known, diags := refFromObject(ctx, m.Server)
+	if diags.HasError() {
+		return ownerTarget{}, diags
+	}
+	if !known {
+		diags.AddError("Server settings are not known", "The server object must be known at apply time.")
+		return ownerTarget{}, diags
+	}
+	if err := ref.validate(); err != nil {
+		addError(&diags, "validate the server settings", err)
+		return ownerTarget{}, diags
+	}
+	t, d := ownerRules(ctx, ref, m)
+	diags.Append(d...)
+	return t, diags
+}
+
+// password reads the write-only password from the configuration.
+func ownerPassword(ctx context.Context, cfg interface {
+	GetAttribute(context.Context, path.Path, interface{}) diag.Diagnostics
+}, diags *diag.Diagnostics) (ddl.Password, bool) {
+	var pw types.String
+	diags.Append(cfg.GetAttribute(ctx, path.Root("password_wo"), &pw)...)
+	if diags.HasError() {
+		return ddl.Password{}, false
+	}
+	if pw.IsNull() || pw.IsUnknown() {
+		diags.AddAttributeError(path.Root("password_wo"), "The owner's password is not known",
+			"password_wo must be known at apply time (an ephemeral resource or variable is fine).")
+		return ddl.Password{}, false
+	}
+	p, err := ddl.NewPassword(pw.ValueString())
+	if err != nil {
+		addAttributeError(diags, path.Root("password_wo"), err)
+		return ddl.Password{}, false
+	}
+	return p, true
+}
+
+func (r *tenantOwnerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan tenantOwnerModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	t, diags := r.target(ctx, plan)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	pw, ok := ownerPassword(ctx, req.Config, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	srv, ok := r.data.connectOrReport(ctx, t.ref, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	id, err := srv.ClaimOwner(ctx, t.db, t.user, pw, t.privs)
+	if err != nil {
+		addError(&resp.Diagnostics, fmt.Sprintf("create owner login %q for database %q", t.user, t.db), err)
+		return
+	}
+	plan.ID = types.StringValue(t.ref.Name + "/" + t.db.String() + "/" + t.user.String())
+	plan.UserCreated = types.BoolValue(true)
+	plan.PreviousUsername = types.StringNull()
+	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, id)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state tenantOwnerModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	recorded, diags := recordedIdentity(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	t, diags := r.target(ctx, state)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	object := fmt.Sprintf("login %q on server %q", t.user, t.ref.Name)
+	importing := state.Privileges.IsUnknown()
+	srv, err := r.data.connect(ctx, t.ref)
+	var st *dbclient.OwnerState
+	if err == nil {
+		st, err = srv.Owner(ctx, t.db, t.user)
+	}
+	if err != nil {
+		if importing {
+			addError(&resp.Diagnostics, fmt.Sprintf("import %s (the server must be reachable to import)", object), err)
+			return
+		}
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Could not refresh login %q on server %q", t.user, t.ref.Name),
+			fmt.Sprintf("Its attributes are kept as last read; it stays in state.\n\n%v", err))
+		return
+	}
+	if st == nil {
+		if importing {
+			resp.Diagnostics.AddError(fmt.Sprintf("Cannot import %s", object), "No login of that name exists on the server.")
+			return
+		}
+		addWarning(&resp.Diagnostics, ddl.DriftDetected, object,
+			"The login no longer exists on the server (dropped outside Terraform). It is removed from state; the next "+
+				"apply creates it again.")
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if recorded != "" {
+		switch v := dbclient.CompareLogins(recorded, st.Identity); v {
+		case dbclient.Replaced:
+			addWarning(&resp.Diagnostics, ddl.DriftDetected, object,
+				"A login of that name exists, but it is not the one this resource created or imported (dropped and "+
+					"re-created outside Terraform, or on MariaDB its password was reset by someone else). It is removed "+
+					"from state and will never be altered or dropped by this resource; the next apply refuses it "+
+					"(PreExistingOwnerUser) unless you adopt it with terraform import.")
+			resp.State.RemoveResource(ctx)
+			return
+		case dbclient.OtherServer:
+			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhy(v)+
+				" State is kept as last read; nothing will be altered or dropped there.")
+			return
+		}
+	}
+	state.Privileges = ownerPrivilegesValue(srv.Info(), state.Privileges, st)
+	if !state.PreviousUsername.IsNull() {
+		if prev, err := ddl.NewUsername(t.ref.engine(), state.PreviousUsername.ValueString()); err == nil {
+			if _, found, err := srv.LoginIdentity(ctx, prev); err == nil && !found {
+				state.PreviousUsername = types.StringNull()
+			}
+		}
+	}
+	if importing {
+		state.UserCreated = types.BoolValue(false)
+	}
+	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, st.Identity)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// ownerPrivilegesValue is what Read reports: the declared set when the
+// server holds exactly that, otherwise what it really holds (drift).
+func ownerPrivilegesValue(info ddl.ServerInfo, declared types.Set, st *dbclient.OwnerState) types.Set {
+	if !declared.IsUnknown() && !declared.IsNull() {
+		var names []string
+		declared.ElementsAs(context.Background(), &names, false)
+		if set, err := ddl.ParsePrivileges(info.Flavor.Engine(), names); err == nil && set.Equal(info, st.Privileges) {
+			return declared
+		}
+	}
+	names := ddl.FromActual(info, st.Privileges).Names()
+	elems := make([]attr.Value, len(names))
+	for i, n := range names {
+		elems[i] = types.StringValue(n)
+	}
+	return types.SetValueMust(types.StringType, elems)
+}
+
+func (r *tenantOwnerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state tenantOwnerModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	recorded, diags := recordedIdentity(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	previous, diags := privateIdentity(ctx, req.Private, previousIdentityKey)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	t, diags := r.target(ctx, plan)
+	resp.Diagnostics.Append(diags...)
+	old, diags := r.target(ctx, state)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	keepOld := func(err error, doing string) {
+		addError(&resp.Diagnostics, doing, err)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	}
+	srv, err := r.data.connect(ctx, t.ref)
+	if err != nil {
+		keepOld(err, fmt.Sprintf("connect to server %q", t.ref.Name))
+		return
+	}
+	if t.ref.reach() != old.ref.reach() {
+		c, err := srv.CheckLogin(ctx, t.user, recorded)
+		if err == nil && (!c.Found || c.Verdict != dbclient.Same) {
+			err = ddl.ErrIdentityMismatch(t.ref.Name, t.db, fmt.Sprintf("The server moved from %s to %s, and login %q "+
+				"is not there with the recorded identity.", old.ref.address(), t.ref.address(), t.user))
+		}
+		if err != nil {
+			keepOld(err, fmt.Sprintf("move login %q to %s", t.user, t.ref.address()))
+			return
+		}
+	}
+	created := state.UserCreated.ValueBool()
+	prevName := state.PreviousUsername
+	switch {
+	case t.user != old.user:
+		pw, ok := ownerPassword(ctx, req.Config, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		oldID := recorded
+		newID, dropErr, err := srv.RotateOwner(ctx, t.db, old.user, t.user, pw, t.privs, oldID, created)
+		if err != nil {
+			keepOld(err, fmt.Sprintf("rotate owner login %q to %q", old.user, t.user))
+			return
+		}
+		recorded, created, prevName = newID, true, types.StringNull()
+		if dropErr != nil {
+			prevName = types.StringValue(old.user.String())
+			resp.Diagnostics.Append(recordPrivate(ctx, resp.Private, previousIdentityKey, oldID)...)
+			resp.Diagnostics.AddWarning(fmt.Sprintf("The old login %q was not dropped yet", old.user),
+				fmt.Sprintf("Login %q now owns database %q; dropping the old login failed, so both work. The next apply "+
+					"retries the drop (previous_username).\n\n%v", t.user, t.db, dropErr))
+		}
+	case !plan.PasswordWOVersion.Equal(state.PasswordWOVersion):
+		pw, ok := ownerPassword(ctx, req.Config, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		if recorded, err = srv.SetOwnerPassword(ctx, t.db, t.user, pw, false, recorded); err != nil {
+			keepOld(err, fmt.Sprintf("set the password of login %q", t.user))
+			return
+		}
+	}
+	if !plan.Privileges.Equal(state.Privileges) && t.user == old.user {
+		if err := srv.SyncOwnerPrivileges(ctx, t.db, t.user, t.privs, recorded); err != nil {
+			keepOld(err, fmt.Sprintf("set the privileges of login %q on %q", t.user, t.db))
+			return
+		}
+	}
+	if !state.PreviousUsername.IsNull() && t.user == old.user {
+		prevName = r.retryPreviousDrop(ctx, srv, t, state.PreviousUsername.ValueString(), previous, &resp.Diagnostics)
+	}
+	plan.UserCreated = types.BoolValue(created)
+	plan.PreviousUsername = prevName
+	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, recorded)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// retryPreviousDrop drops a rotated-out login whose drop failed before, if
+// it is still the recorded one; it returns what previous_username becomes.
+func (r *tenantOwnerResource) retryPreviousDrop(ctx context.Context, srv *dbclient.Server, t ownerTarget, name string,
+	recorded dbclient.Identity, diags *diag.Diagnostics) types.String {
+	prev, err := ddl.NewUsername(t.ref.engine(), name)
+	if err != nil {
+		addError(diags, "read previous_username", err)
+		return types.StringValue(name)
+	}
+	outcome, check, err := srv.DropOwner(ctx, t.db, prev, recorded)
+	if err != nil {
+		diags.AddWarning(fmt.Sprintf("The old login %q was not dropped yet", prev),
+			fmt.Sprintf("Dropping it failed again; the next apply retries (previous_username).\n\n%v", err))
+		return types.StringValue(name)
+	}
+	if outcome == dbclient.NotOurs {
+		diags.AddWarning(fmt.Sprintf("The old login %q was not dropped", prev),
+			dbclient.MismatchWhy(check.Verdict)+" It is no longer this resource's to drop; previous_username is cleared.")
+	}
+	return types.StringNull()
+}
+
+func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state tenantOwnerModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	recorded, diags := recordedIdentity(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	previous, diags := privateIdentity(ctx, req.Private, previousIdentityKey)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() || !state.UserCreated.ValueBool() {
+		return // an imported owner is never dropped
+	}
+	t, diags := r.target(ctx, state)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	srv, err := r.data.connect(ctx, t.ref)
+	if err != nil {
+		addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q to drop login %q (it stays in state; destroy again when the server is reachable)", t.ref.Name, t.user), err)
+		return
+	}
+	if !state.PreviousUsername.IsNull() {
+		if still := r.retryPreviousDrop(ctx, srv, t, state.PreviousUsername.ValueString(), previous, &resp.Diagnostics); !still.IsNull() {
+			resp.Diagnostics.AddError(fmt.Sprintf("Could not drop the old login %q", still.ValueString()),
+				"It stays in state (previous_username); destroy again once the cause above is fixed.")
+			return
+		}
+	}
+	outcome, check, err := srv.DropOwner(ctx, t.db, t.user, recorded)
+	if err != nil {
+		addError(&resp.Diagnostics, fmt.Sprintf("drop login %q (it stays in state)", t.user), err)
+		return
+	}
+	if outcome == dbclient.NotOurs {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Login %q was not dropped", t.user),
+			dbclient.MismatchWhy(check.Verdict)+" Nothing was dropped; the resource is removed from state.")
+	}
+}
+
+func (r *tenantOwnerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ref, id, err := parseTenantImportID(req.ID)
+	if err == nil {
+		if _, err = ddl.NewDatabaseName(ref.engine(), id.Database); err == nil {
+			_, err = ddl.NewUsername(ref.engine(), id.Username)
+		}
+	}
+	if err != nil {
+		addError(&resp.Diagnostics, "import tenantdb_tenant_owner", fmt.Errorf("%v\n\nThe import ID is "+
+			"jsonencode({ server = tenantdb_db_server.main.ref, database = \"acme_wms\", username = \"acme_app\" })", err))
+		return
+	}
+	obj, diags := ref.object()
+	resp.Diagnostics.Append(diags...)
+	m := tenantOwnerModel{
+		ID:     types.StringValue(ref.Name + "/" + id.Database + "/" + id.Username),
+		Server: obj, Database: types.StringValue(id.Database), Username: types.StringValue(id.Username),
+		PasswordWO: types.StringNull(), PasswordWOVersion: types.Int64Null(),
+		Privileges: types.SetUnknown(types.StringType), UserCreated: types.BoolValue(false),
+		PreviousUsername: types.StringNull(),
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

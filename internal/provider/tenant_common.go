@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// What every tenant resource shares: reading its server object, and
+// refusing a plan that moves it to another server name or engine.
+
+// refFromObject reads a tenant resource's server object; known is false
+// while any part is unknown.
+func refFromObject(ctx context.Context, o types.Object) (serverRef, bool, diag.Diagnostics) {
+	if o.IsNull() || o.IsUnknown() {
+		return serverRef{}, false, nil
+	}
+	m, diags := objectToRefModel(ctx, o)
+	if diags.HasError() {
+		return serverRef{}, false, diags
+	}
+	return refFromModel(ctx, m)
+}
+
+// refuseServerMove refuses (ImmutableAttribute) a plan that changes the
+// server's name or engine under an existing tenant object.
+func refuseServerMove(diags *diag.Diagnostics, kind, object string, from, to serverRef) {
+	for _, c := range []struct{ attr, from, to string }{
+		{"name", from.Name, to.Name},
+		{"engine", from.Engine, to.Engine},
+	} {
+		if c.from == c.to {
+			continue
+		}
+		diags.AddAttributeError(path.Root("server").AtName(c.attr),
+			fmt.Sprintf("%s: the server's %s of %s %q", ddl.ImmutableAttribute, c.attr, kind, object),
+			fmt.Sprintf("The plan moves the %s from server %s %q to %q. Moving a tenant between servers is a "+
+				"migration, not an edit: create it on the new server with a new resource, move the data, then remove this one.",
+				kind, c.attr, c.from, c.to))
+	}
+}
+
+// privilegesValidator applies the rules every engine shares at validate
+// time (a known privilege name; ALL PRIVILEGES alone); the engine's own
+// allowlist applies once the engine is known (ModifyPlan).
+type privilegesValidator struct{}
+
+func (privilegesValidator) Description(context.Context) string {
+	return "privileges on the engine's allowlist; ALL PRIVILEGES only alone (PrivilegeNotAllowed)"
+}
+
+func (v privilegesValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (privilegesValidator) ValidateSet(ctx context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	var names []string
+	for _, e := range req.ConfigValue.Elements() {
+		s, ok := e.(types.String)
+		if !ok || s.IsUnknown() {
+			return
+		}
+		names = append(names, s.ValueString())
+	}
+	_, mysqlErr := ddl.ParsePrivileges(ddl.EngineMySQL, names)
+	_, pgErr := ddl.ParsePrivileges(ddl.EnginePostgres, names)
+	if mysqlErr != nil && pgErr != nil {
+		addAttributeError(&resp.Diagnostics, req.Path, mysqlErr)
+	}
+}
