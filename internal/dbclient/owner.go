@@ -370,7 +370,7 @@ func (s *Server) dropOwnerLocked(ctx context.Context, db ddl.DatabaseName, user 
 func (s *Server) defaultACLs(ctx context.Context, db ddl.DatabaseName, role ddl.Username) ([]ddl.DefaultACL, error) {
 	type row struct {
 		schema, grantee, priv string
-		objType              string
+		objType               string
 	}
 	var rows []row
 	err := s.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {

@@ -57,7 +57,9 @@ func (privilegesValidator) Description(context.Context) string {
 	return "privileges on the engine's allowlist; ALL PRIVILEGES only alone (PrivilegeNotAllowed)"
 }
 
-func (v privilegesValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v privilegesValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
 
 func (privilegesValidator) ValidateSet(ctx context.Context, req validator.SetRequest, resp *validator.SetResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
