@@ -324,7 +324,9 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 			return err
 		}
 		if dropOld {
-			dropErr = s.dropOwnerLocked(ctx, db, old, oldCheck)
+			if dropErr = fault(FaultDropOldOwner); dropErr == nil {
+				dropErr = s.dropOwnerLocked(ctx, db, old, oldCheck)
+			}
 		}
 		return nil
 	})

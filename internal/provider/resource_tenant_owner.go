@@ -300,7 +300,9 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	t, diags := r.target(ctx, state)
+	names := state
+	names.Privileges = types.SetNull(types.StringType)
+	t, diags := r.target(ctx, names)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -394,7 +396,11 @@ func (r *tenantOwnerResource) Update(ctx context.Context, req resource.UpdateReq
 	}
 	t, diags := r.target(ctx, plan)
 	resp.Diagnostics.Append(diags...)
-	old, diags := r.target(ctx, state)
+	// State's privileges are what the server holds (drift may include
+	// names outside the allowlist): only its address and names matter here.
+	oldModel := state
+	oldModel.Privileges = types.SetNull(types.StringType)
+	old, diags := r.target(ctx, oldModel)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -498,6 +504,7 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 	if resp.Diagnostics.HasError() || !state.UserCreated.ValueBool() {
 		return // an imported owner is never dropped
 	}
+	state.Privileges = types.SetNull(types.StringType) // as read, not as declared
 	t, diags := r.target(ctx, state)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {

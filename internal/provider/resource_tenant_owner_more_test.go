@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
+)
+
+var writeOnlyTerraform = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)}
+
+// TestAccTenantOwner_privilegesDesiredState (MySQL/MariaDB): narrowing
+// grants the new set then revokes the surplus; widening grants; an
+// out-of-band REVOKE shows as drift and is restored; checked by what the
+// owner can actually do.
+func TestAccTenantOwner_privilegesDesiredState(t *testing.T) {
+	s := testAccServer(t, "mysql")
+	db, user := uniqueName("priv"), uniqueName("app")
+	t.Cleanup(func() {
+		s.dropDatabase(t, db)
+		s.dropLogins(t, user)
+	})
+	pw := "Priv-pw-1"
+	tbl := s.table(db, "t")
+	all := s.serverHCL("") + ownerHCL(db, user, pw, 1, "")
+	selectOnly := s.serverHCL("") + ownerHCL(db, user, pw, 1, `privileges = ["SELECT"]`)
+	canWrite := func(want bool) resource.TestCheckFunc {
+		return s.check(func() error {
+			if err := s.as(user, pw, db, "SELECT COUNT(*) FROM "+tbl); err != nil {
+				return fmt.Errorf("the owner cannot read: %v", err)
+			}
+			err := s.as(user, pw, db, "INSERT INTO "+tbl+" VALUES (9)")
+			if want && err != nil {
+				return fmt.Errorf("the owner cannot write: %v", err)
+			}
+			if !want && err == nil {
+				return fmt.Errorf("the owner can still write after narrowing to SELECT")
+			}
+			return nil
+		})
+	}
+	empty := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		TerraformVersionChecks:   writeOnlyTerraform,
+		Steps: []resource.TestStep{
+			{Config: all, Check: s.check(func() error { return s.as(user, pw, db, "CREATE TABLE "+tbl+" (v int)") })},
+			{Config: selectOnly, Check: canWrite(false)},
+			{Config: selectOnly, ConfigPlanChecks: empty},
+			{Config: all, Check: canWrite(true)},
+			{Config: all, ConfigPlanChecks: empty},
+			{
+				// Out of band: the refresh shows the drift, the apply restores.
+				PreConfig: func() { s.exec(t, "", fmt.Sprintf("REVOKE INSERT ON %s.* FROM '%s'@'%%'", s.ident(mysqlPattern(db)), user)) },
+				Config:    all,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("tenantdb_tenant_owner.o", plancheck.ResourceActionUpdate),
+				}},
+				Check: canWrite(true),
+			},
+			{Config: all, ConfigPlanChecks: empty},
+		},
+	})
+}
+
+// mysqlPattern escapes a database name as GRANT stores it.
+func mysqlPattern(db string) string {
+	out := ""
+	for _, r := range db {
+		if r == '_' || r == '%' {
+			out += `\`
+		}
+		out += string(r)
+	}
+	return out
+}
+
+// TestAccTenantOwner_ownerConflict: a second owner for one database is
+// refused before any SQL. PostgreSQL: the database is owned by another
+// role. MySQL/MariaDB: another account holds every database-level
+// privilege on it (what an owner holds there).
+func TestAccTenantOwner_ownerConflict(t *testing.T) {
+	for _, engine := range engines() {
+		t.Run(engine, func(t *testing.T) {
+			s := testAccServer(t, engine)
+			db, other, user := uniqueName("conf"), uniqueName("other"), uniqueName("app")
+			t.Cleanup(func() {
+				s.dropDatabase(t, db)
+				s.dropLogins(t, other, user)
+			})
+			var proof noSQLProof
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				TerraformVersionChecks:   writeOnlyTerraform,
+				Steps: []resource.TestStep{
+					{Config: s.serverHCL("") + fmt.Sprintf("resource \"tenantdb_tenant_database\" \"db\" {\n  server = tenantdb_db_server.main.ref\n  name = %q\n}\n", db)},
+					{
+						PreConfig: func() {
+							s.CreateLogin(t, other, "Other-pw-1")
+							if engine == "postgres" {
+								s.exec(t, "", fmt.Sprintf("ALTER DATABASE %s OWNER TO %s", s.ident(db), s.ident(other)))
+							} else {
+								s.exec(t, "", fmt.Sprintf("GRANT ALL PRIVILEGES ON %s.* TO '%s'@'%%'", s.ident(mysqlPattern(db)), other))
+							}
+							s.beforeRefusal(t, &proof, "")
+						},
+						Config:      s.serverHCL("") + ownerHCL(db, user, "Conf-pw-1", 1, ""),
+						ExpectError: regexp.MustCompile(fmt.Sprintf(`(?s)OwnerConflict.*%s`, other)),
+					},
+				},
+			})
+			proof.assert(t, "OwnerConflict")
+			if s.loginExists(t, user) {
+				t.Fatalf("login %s was created although the owner was refused", user)
+			}
+		})
+	}
+}
+
+// TestAccTenantOwner_interruptedRotation: when the old login cannot be
+// dropped at the end of a username rotation, both logins work,
+// previous_username holds the old name, and the next apply finishes the
+// drop. PostgreSQL: the old login owns an object in another database.
+// MariaDB (DROP USER succeeds even with live sessions): a fault hook.
+func TestAccTenantOwner_interruptedRotation(t *testing.T) {
+	for _, engine := range engines() {
+		t.Run(engine, func(t *testing.T) {
+			s := testAccServer(t, engine)
+			db, elsewhere, user, user2 := uniqueName("rot"), uniqueName("else"), uniqueName("app"), uniqueName("app")
+			t.Cleanup(func() {
+				s.dropDatabase(t, db, elsewhere)
+				s.dropLogins(t, user, user2)
+			})
+			pw := "Rot-pw-1"
+			addr := "tenantdb_tenant_owner.o"
+			var disarm func()
+			t.Cleanup(func() {
+				if disarm != nil {
+					disarm()
+				}
+			})
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				TerraformVersionChecks:   writeOnlyTerraform,
+				Steps: []resource.TestStep{
+					{Config: s.serverHCL("") + ownerHCL(db, user, pw, 1, "")},
+					{
+						PreConfig: func() {
+							if engine == "postgres" {
+								s.exec(t, "", "CREATE DATABASE "+s.ident(elsewhere))
+								s.exec(t, elsewhere, fmt.Sprintf("CREATE TABLE blocker (v int)"), fmt.Sprintf("ALTER TABLE blocker OWNER TO %s", s.ident(user)))
+							} else {
+								disarm = dbclient.InjectFault(dbclient.FaultDropOldOwner, errors.New("injected: the drop of the old login failed"))
+							}
+						},
+						Config: s.serverHCL("") + ownerHCL(db, user2, pw, 1, ""),
+						ConfigStateChecks: []statecheck.StateCheck{
+							statecheck.ExpectKnownValue(addr, tfjsonpath.New("previous_username"), knownvalue.StringExact(user)),
+							statecheck.ExpectKnownValue(addr, tfjsonpath.New("username"), knownvalue.StringExact(user2)),
+						},
+						Check: s.check(func() error {
+							if err := s.as(user2, pw, db, "SELECT 1"); err != nil {
+								return fmt.Errorf("the new login does not work: %v", err)
+							}
+							if err := s.as(user, pw, "", "SELECT 1"); err != nil {
+								return fmt.Errorf("the old login does not work while its drop is pending: %v", err)
+							}
+							return nil
+						}),
+						ExpectNonEmptyPlan: true, // the pending drop is planned again
+					},
+					{
+						PreConfig: func() {
+							if engine == "postgres" {
+								s.exec(t, elsewhere, "DROP TABLE blocker")
+							} else {
+								disarm()
+								disarm = nil
+							}
+						},
+						Config: s.serverHCL("") + ownerHCL(db, user2, pw, 1, ""),
+						ConfigStateChecks: []statecheck.StateCheck{
+							statecheck.ExpectKnownValue(addr, tfjsonpath.New("previous_username"), knownvalue.Null()),
+						},
+						Check: s.check(func() error {
+							if s.loginExists(t, user) {
+								return fmt.Errorf("the old login %s still exists after the retried drop", user)
+							}
+							return nil
+						}),
+					},
+					{
+						Config:           s.serverHCL("") + ownerHCL(db, user2, pw, 1, ""),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+					},
+				},
+			})
+		})
+	}
+}
+
+// TestAccTenantOwner_rotationKeepsGranteesFutureTables (PostgreSQL): a
+// grantee of the old owner's default privileges can still read tables the
+// new owner creates after a username rotation.
+func TestAccTenantOwner_rotationKeepsGranteesFutureTables(t *testing.T) {
+	s := testAccServer(t, "postgres")
+	db, user, user2, reader := uniqueName("fut"), uniqueName("app"), uniqueName("app"), uniqueName("reader")
+	t.Cleanup(func() {
+		s.dropDatabase(t, db)
+		s.dropLogins(t, user, user2, reader)
+	})
+	pw := "Fut-pw-1"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		TerraformVersionChecks:   writeOnlyTerraform,
+		Steps: []resource.TestStep{
+			{
+				Config: s.serverHCL("") + ownerHCL(db, user, pw, 1, ""),
+				Check: s.check(func() error {
+					s.CreateLogin(t, reader, "Reader-pw-1")
+					// What tenant_grant does: default privileges FOR ROLE the owner.
+					return s.as(user, pw, db,
+						fmt.Sprintf("GRANT CONNECT ON DATABASE %s TO %s", s.ident(db), s.ident(reader)),
+						fmt.Sprintf("GRANT USAGE ON SCHEMA public TO %s", s.ident(reader)),
+						fmt.Sprintf("ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO %s", s.ident(reader)))
+				}),
+			},
+			{
+				Config: s.serverHCL("") + ownerHCL(db, user2, pw, 1, ""),
+				Check: s.check(func() error {
+					if err := s.as(user2, pw, db, "CREATE TABLE after_rotation (v int)", "INSERT INTO after_rotation VALUES (7)"); err != nil {
+						return err
+					}
+					if err := s.as(reader, "Reader-pw-1", db, "SELECT v FROM after_rotation"); err != nil {
+						return fmt.Errorf("the grantee lost access to tables created after the rotation: %v", err)
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
