@@ -4,10 +4,13 @@ package dbclient
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"syscall"
 	"testing"
@@ -66,6 +69,25 @@ func TestClassifyUnit(t *testing.T) {
 		{"connection refused", &netOpError{syscall.ECONNREFUSED}, Transient},
 		{"connection reset", &netOpError{syscall.ECONNRESET}, OutcomeUnknown},
 		{"plain error", errors.New("boom"), Terminal},
+
+		// Configuration errors: never retried, never PrimaryUnavailable.
+		{"tls unknown authority (verify-ca callback)", x509.UnknownAuthorityError{}, Configuration},
+		{"tls unknown authority (verify-full)", &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}, Configuration},
+		{"tls host name mismatch", &tls.CertificateVerificationError{Err: x509.HostnameError{Host: "db.example"}}, Configuration},
+		{"tls expired", x509.CertificateInvalidError{Reason: x509.Expired}, Configuration},
+		{"tls error inside a pgx write", fmt.Errorf("failed to write startup message: write failed: %w",
+			&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), Configuration},
+		{"tls alert from the server", &net.OpError{Op: "remote error", Err: errors.New("tls: handshake failure")}, Configuration},
+		{"mysql server without TLS", mysql.ErrNoTLS, Configuration},
+		{"postgres server without TLS", fmt.Errorf("tls error: %w", errors.New("server refused TLS connection")), Configuration},
+		{"dns not found", &net.OpError{Op: "dial", Err: &net.DNSError{Name: "db.invalid", Err: "no such host", IsNotFound: true}}, Configuration},
+		{"dns not found (pgx)", fmt.Errorf("hostname resolving error: %w", &net.DNSError{Name: "db.invalid", IsNotFound: true}), Configuration},
+		{"wrong engine's port", &ConfigError{Kind: "protocol", Msg: "x"}, Configuration},
+		{"dns timeout: retried", &net.DNSError{Name: "db", Err: "i/o timeout", IsTimeout: true}, Transient},
+		{"dns server failure: retried", &net.DNSError{Name: "db", Err: "server misbehaving", IsTemporary: true}, Transient},
+		{"silent server: retried", &noGreetingError{addr: "h:1"}, Transient},
+		// A server's verdict is never reread as configuration.
+		{"mysql access denied mentioning TLS", &mysql.MySQLError{Number: 1045, Message: "server refused TLS connection"}, Terminal},
 	}
 	for _, c := range cases {
 		for _, wrapped := range []bool{false, true} {
@@ -300,5 +322,118 @@ func setReadOnly(t *testing.T, ts *testserver.Server, on bool) {
 			t.Fatalf("default_transaction_read_only = %q (%v), want %q", got, err, want)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestConfigErrorMessages: a configuration error says what is wrong in the
+// user's terms (ca_cert, host, engine/port), not the driver's.
+func TestConfigErrorMessages(t *testing.T) {
+	t.Parallel()
+	withCA := Spec{Name: "s", Engine: ddl.EngineMySQL, Host: "db.example", Port: 3306, CAPEM: "pem"}
+	noCA := withCA
+	noCA.CAPEM = ""
+	pg := Spec{Name: "s", Engine: ddl.EnginePostgres, Host: "127.0.0.1", Port: 3306}
+	cases := []struct {
+		name string
+		spec Spec
+		err  error
+		want string
+	}{
+		{"unknown CA, ca_cert set", withCA, &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}},
+			"TLS: the server certificate is not signed by ca_cert"},
+		{"unknown CA, system roots", noCA, x509.UnknownAuthorityError{}, "not signed by a CA in the system roots (set ca_cert"},
+		{"host name", withCA, &tls.CertificateVerificationError{Err: x509.HostnameError{Host: "db.example", Certificate: &x509.Certificate{}}},
+			`TLS: host name does not match: the server certificate is not valid for db.example`},
+		{"no TLS on the server", withCA, mysql.ErrNoTLS, `TLS: the server does not accept TLS connections: enable TLS on the server, or set tls = "disable"`},
+		{"dns", withCA, &net.OpError{Op: "dial", Err: &net.DNSError{Name: "db.invalid", Err: "no such host", IsNotFound: true}},
+			"DNS: host db.invalid not found"},
+		{"protocol", pg, protocolError(pg, protoMySQL, nil),
+			"protocol: the server at 127.0.0.1:3306 does not speak the PostgreSQL protocol (it answers like a MySQL server): is engine/port right?"},
+	}
+	for _, c := range cases {
+		ce := configErrorOf(c.spec, fmt.Errorf("wrapped: %w", c.err))
+		if ce == nil {
+			t.Errorf("%s: not recognised as a configuration error", c.name)
+			continue
+		}
+		if !strings.Contains(ce.Error(), c.want) {
+			t.Errorf("%s: %q does not say %q", c.name, ce.Error(), c.want)
+		}
+		if Classify(ce) != Configuration {
+			t.Errorf("%s: Classify = %s", c.name, Classify(ce))
+		}
+	}
+	for _, notConfig := range []error{
+		&netOpError{syscall.ECONNREFUSED}, io.ErrUnexpectedEOF, &mysql.MySQLError{Number: 1045, Message: "denied"},
+		&net.DNSError{Name: "db", IsTimeout: true}, errors.New("boom"),
+	} {
+		if ce := configErrorOf(withCA, notConfig); ce != nil {
+			t.Errorf("%v: reported as a configuration error: %v", notConfig, ce)
+		}
+	}
+}
+
+// TestConfigErrorNotRetried: retry returns a configuration error after one
+// call, as it is (no PrimaryUnavailable), for statements and claims alike.
+func TestConfigErrorNotRetried(t *testing.T) {
+	t.Parallel()
+	spec := Spec{Name: "unit", Engine: ddl.EnginePostgres, Host: "db.invalid", Port: 5432}
+	for _, idempotent := range []bool{true, false} {
+		calls := 0
+		cfgErr := &ConfigError{Kind: "DNS", Msg: "host db.invalid not found"}
+		err := retryIf(context.Background(), spec, idempotent, func(context.Context) error {
+			calls++
+			return &StatementError{Statement: "X", Class: Classify(cfgErr), err: cfgErr}
+		})
+		if calls != 1 || ddl.ReasonOf(err) == ddl.PrimaryUnavailable || !errors.As(err, new(*ConfigError)) {
+			t.Errorf("idempotent %v: calls=%d err=%v; want one call and the ConfigError", idempotent, calls, err)
+		}
+	}
+}
+
+// TestAddressJoinsHostAndPort: both drivers get the host and port joined
+// with net.JoinHostPort, so an IPv6 host (written bare, ::1) is bracketed
+// exactly once ([::1]:3306), and host names and IPv4 are unchanged.
+func TestAddressJoinsHostAndPort(t *testing.T) {
+	t.Parallel()
+	for host, want := range map[string]string{
+		"::1":          "[::1]:%d",
+		"2001:db8::42": "[2001:db8::42]:%d",
+		"127.0.0.1":    "127.0.0.1:%d",
+		"db.internal":  "db.internal:%d",
+	} {
+		my := Spec{Name: "s", Engine: ddl.EngineMySQL, Host: host, Port: 3306, TLS: TLSDisable}
+		cfg, err := my.mysqlConfig("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Addr != fmt.Sprintf(want, 3306) || cfg.Net != "tcp" {
+			t.Errorf("mysql %q: Net %q Addr %q, want tcp %q", host, cfg.Net, cfg.Addr, fmt.Sprintf(want, 3306))
+		}
+		pg := Spec{Name: "s", Engine: ddl.EnginePostgres, Host: host, Port: 5432, TLS: TLSDisable}
+		pcfg, err := pg.pgxConfig("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		network, addr := pgconn.NetworkAddress(pcfg.Host, pcfg.Port)
+		if pcfg.Host != host || network != "tcp" || addr != fmt.Sprintf(want, 5432) {
+			t.Errorf("postgres %q: Host %q dials %s %q, want tcp %q", host, pcfg.Host, network, addr, fmt.Sprintf(want, 5432))
+		}
+		if got := pg.addr(); got != fmt.Sprintf(want, 5432) {
+			t.Errorf("Spec.addr() = %q", got)
+		}
+	}
+	// The spec refuses what the provider refuses at plan time, before any dial.
+	for _, host := range []string{"[::1]", "db:3306", " db", ""} {
+		_, err := NewRegistry().Server(context.Background(), Spec{Name: "s", Engine: ddl.EngineMySQL, Host: host, Port: 3306})
+		if ddl.ReasonOf(err) != ddl.InvalidIdentifier {
+			t.Errorf("host %q: %v, want InvalidIdentifier", host, err)
+		}
+	}
+	for _, port := range []int{0, -1, 65536} {
+		_, err := NewRegistry().Server(context.Background(), Spec{Name: "s", Engine: ddl.EngineMySQL, Host: "db", Port: port})
+		if err == nil || !strings.Contains(err.Error(), "outside 1-65535") {
+			t.Errorf("port %d: %v", port, err)
+		}
 	}
 }

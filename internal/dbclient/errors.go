@@ -30,10 +30,15 @@ const (
 	// OutcomeUnknown: the connection was lost mid-statement; the statement
 	// may or may not have run. Read state back before retrying.
 	OutcomeUnknown
+	// Configuration: the server cannot be reached as configured (TLS
+	// verification, a host name that does not exist, the other engine's
+	// port). Nothing ran; retrying cannot help, so it is never retried and
+	// never reported as PrimaryUnavailable. See ConfigError.
+	Configuration
 )
 
 func (c Class) String() string {
-	return [...]string{"terminal", "transient", "outcome-unknown"}[c]
+	return [...]string{"terminal", "transient", "outcome-unknown", "configuration"}[c]
 }
 
 var (
@@ -87,6 +92,14 @@ func Classify(err error) Class {
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return Terminal
+	}
+	// Before the network classes below: a DNS or TLS failure is also a
+	// net.Error, and a pgx ConnectError, but retrying it cannot help.
+	if isConfigError(err) {
+		return Configuration
+	}
+	if isDNSError(err) {
+		return Transient // a resolver timeout or failure: nothing was sent
 	}
 	if pgconn.SafeToRetry(err) {
 		return Transient // pgx knows nothing was sent

@@ -35,11 +35,12 @@ type Logger func(ctx context.Context, msg string, fields map[string]any)
 
 // Registry holds one Server per admin spec for the life of the process.
 type Registry struct {
-	log     Logger // optional; set once before use
-	mu      sync.Mutex
-	servers map[string]*Server
-	opened  atomic.Int64 // connections opened, all servers
-	reads   atomic.Int64 // read queries sent, all servers
+	log      Logger // optional; set once before use
+	mu       sync.Mutex
+	servers  map[string]*Server
+	opened   atomic.Int64 // connections opened, all servers
+	attempts atomic.Int64 // connection attempts, successful or not, all servers
+	reads    atomic.Int64 // read queries sent, all servers
 }
 
 // NewRegistry returns an empty registry; a provider process has one.
@@ -56,12 +57,19 @@ func NewRegistryWithLogger(log Logger) *Registry {
 // ConnectionsOpened reports how many connections this registry has opened.
 func (r *Registry) ConnectionsOpened() int64 { return r.opened.Load() }
 
+// ConnectionAttempts reports how many connections this registry has tried
+// to open, successfully or not (a retried failure counts once per try).
+func (r *Registry) ConnectionAttempts() int64 { return r.attempts.Load() }
+
 // ReadQueries reports how many read queries this registry has sent.
 func (r *Registry) ReadQueries() int64 { return r.reads.Load() }
 
 // Server returns the server for spec, connecting and detecting its flavor
 // on first use. Later calls reuse the pool and the detected version.
 func (r *Registry) Server(ctx context.Context, spec Spec) (*Server, error) {
+	if err := spec.check(); err != nil {
+		return nil, err
+	}
 	key := spec.poolKey()
 	r.mu.Lock()
 	s, ok := r.servers[key]
@@ -167,67 +175,101 @@ func (s *Server) close() {
 
 // open returns a database/sql pool on database ("" = maintenance).
 // onConnect, when set, learns each new PostgreSQL connection's backend PID.
+// Every connection attempt goes through classifyingConnector, so a
+// configuration error is named before retry sees it.
 func (s *Server) open(database string, onConnect func(pid int)) (*sql.DB, error) {
-	tlsCfg, err := s.spec.tlsConfig()
-	if err != nil {
-		return nil, err
-	}
 	counter := func() { s.registry.opened.Add(1) }
+	attempt := func() { s.registry.attempts.Add(1) }
 	switch s.spec.Engine {
 	case ddl.EngineMySQL:
-		cfg := mysql.NewConfig()
-		cfg.User, cfg.Passwd = s.spec.Username, s.spec.Password.Reveal()
-		cfg.Net, cfg.Addr = "tcp", fmt.Sprintf("%s:%d", s.spec.Host, s.spec.Port)
-		cfg.DBName = database
-		cfg.TLS = tlsCfg
-		cfg.Timeout = connectTimeout
-		cfg.Params = map[string]string{"sql_mode": "'" + ddl.MySQLSessionSQLMode + "'"}
-		cfg.Collation = "utf8mb4_general_ci"
-		cfg.InterpolateParams = false
-		cfg.AllowNativePasswords = true
+		cfg, err := s.spec.mysqlConfig(database)
+		if err != nil {
+			return nil, err
+		}
 		conn, err := mysql.NewConnector(cfg)
 		if err != nil {
 			return nil, err
 		}
-		return sql.OpenDB(countingConnector{conn, counter}), nil
+		return sql.OpenDB(classifyingConnector{countingConnector{conn, counter}, s.spec, attempt}), nil
 	case ddl.EnginePostgres:
-		cfg, err := pgx.ParseConfig("sslmode=disable")
+		cfg, err := s.spec.pgxConfig(database)
 		if err != nil {
 			return nil, err
 		}
-		cfg.Host, cfg.Port = s.spec.Host, uint16(s.spec.Port)
-		cfg.User, cfg.Password = s.spec.Username, s.spec.Password.Reveal()
-		cfg.Database = database
-		if database == "" {
-			cfg.Database = "postgres"
-		}
-		cfg.TLSConfig = tlsCfg
-		cfg.Fallbacks = nil
-		cfg.ConnectTimeout = connectTimeout
-		for k, v := range ddl.PostgresRuntimeParams {
-			cfg.RuntimeParams[k] = v
-		}
-		cfg.RuntimeParams["application_name"] = "tenantdb"
-		return stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(func(_ context.Context, c *pgx.Conn) error {
+		conn := stdlib.GetConnector(*cfg, stdlib.OptionAfterConnect(func(_ context.Context, c *pgx.Conn) error {
 			counter()
 			if onConnect != nil {
 				onConnect(int(c.PgConn().PID()))
 			}
 			return nil
-		})), nil
+		}))
+		return sql.OpenDB(classifyingConnector{conn, s.spec, attempt}), nil
 	}
 	return nil, fmt.Errorf("unknown engine %q", s.spec.Engine)
 }
 
-// detect reads flavor and version from a fresh connection.
+// mysqlConfig is the go-sql-driver configuration for spec on database.
+func (s Spec) mysqlConfig(database string) (*mysql.Config, error) {
+	tlsCfg, err := s.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd = s.Username, s.Password.Reveal()
+	// JoinHostPort: an IPv6 host needs its brackets ([::1]:3306).
+	cfg.Net, cfg.Addr = "tcp", s.addr()
+	// Wait for the server's greeting before the driver does, so the wrong
+	// engine's port is a clear error, not a long silence.
+	cfg.DialFunc = s.dialMySQL
+	cfg.DBName = database
+	cfg.TLS = tlsCfg
+	cfg.Timeout = connectTimeout
+	cfg.Params = map[string]string{"sql_mode": "'" + ddl.MySQLSessionSQLMode + "'"}
+	cfg.Collation = "utf8mb4_general_ci"
+	cfg.InterpolateParams = false
+	cfg.AllowNativePasswords = true
+	return cfg, nil
+}
+
+// pgxConfig is the pgx configuration for spec on database ("" = postgres).
+func (s Spec) pgxConfig(database string) (*pgx.ConnConfig, error) {
+	tlsCfg, err := s.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := pgx.ParseConfig("sslmode=disable")
+	if err != nil {
+		return nil, err
+	}
+	// pgx takes the bare host (an IPv6 address without brackets, as
+	// libpq's host) and joins it with the port itself (net.JoinHostPort).
+	cfg.Host, cfg.Port = s.Host, uint16(s.Port)
+	cfg.User, cfg.Password = s.Username, s.Password.Reveal()
+	cfg.Database = database
+	if database == "" {
+		cfg.Database = "postgres"
+	}
+	cfg.TLSConfig = tlsCfg
+	cfg.Fallbacks = nil
+	cfg.ConnectTimeout = connectTimeout
+	for k, v := range ddl.PostgresRuntimeParams {
+		cfg.RuntimeParams[k] = v
+	}
+	cfg.RuntimeParams["application_name"] = "tenantdb"
+	return cfg, nil
+}
+
+// detect reads flavor, version and (MySQL/MariaDB) lower_case_table_names
+// from a fresh connection, in one round trip.
 func detect(ctx context.Context, spec Spec, db *sql.DB) (ddl.ServerInfo, error) {
 	var version string
+	var lowerCase int
 	var err error
 	err = retry(ctx, spec, func(ctx context.Context) error {
 		if spec.Engine == ddl.EnginePostgres {
 			return db.QueryRowContext(ctx, "SHOW server_version").Scan(&version)
 		}
-		return db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version)
+		return db.QueryRowContext(ctx, "SELECT VERSION(), @@lower_case_table_names").Scan(&version, &lowerCase)
 	})
 	if err != nil {
 		return ddl.ServerInfo{}, connectError(spec, err)
@@ -243,7 +285,7 @@ func detect(ctx context.Context, spec Spec, db *sql.DB) (ddl.ServerInfo, error) 
 			flavor = ddl.FlavorMariaDB
 		}
 	}
-	return ddl.ServerInfo{Flavor: flavor, Version: v}, nil
+	return ddl.ServerInfo{Flavor: flavor, Version: v, LowerCaseTableNames: lowerCase}, nil
 }
 
 // connectError names the server and says what to check.

@@ -13,6 +13,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
@@ -52,7 +54,23 @@ func (s Spec) poolKey() string {
 
 // describe names the server in errors, without secrets.
 func (s Spec) describe() string {
-	return fmt.Sprintf("server %q (%s at %s:%d as %s)", s.Name, s.Engine, s.Host, s.Port, s.Username)
+	return fmt.Sprintf("server %q (%s at %s as %s)", s.Name, s.Engine, s.addr(), s.Username)
+}
+
+// addr is host:port for dialling and messages; an IPv6 host gets its
+// brackets here ([::1]:3306), and only here.
+func (s Spec) addr() string { return net.JoinHostPort(s.Host, strconv.Itoa(s.Port)) }
+
+// check applies the provider's plan-time rules for host and port again
+// before anything is dialled (ddl holds the one rule).
+func (s Spec) check() error {
+	if err := ddl.ValidateHost(s.Host); err != nil {
+		return err
+	}
+	if err := ddl.ValidatePort(int64(s.Port)); err != nil {
+		return fmt.Errorf("server %q: %w", s.Name, err)
+	}
+	return nil
 }
 
 // tlsConfig builds the client TLS configuration for a mode.

@@ -7,14 +7,18 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
 var _ provider.Provider = &tenantdbProvider{}
@@ -53,10 +57,14 @@ func (p *tenantdbProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			"is ever written to state.",
 		Attributes: map[string]schema.Attribute{
 			"admin_passwords": schema.MapAttribute{
-				MarkdownDescription: "Admin passwords keyed by `tenantdb_db_server` name. Provider configuration is " +
-					"never written to state, so values may come from variables or ephemeral resources. A server " +
-					"missing here falls back to the environment variable `TENANTDB_ADMIN_PASSWORD_<NAME>` (the " +
-					"name upper-cased, every character outside `[A-Z0-9]` replaced by `_`).",
+				MarkdownDescription: "Admin passwords keyed by `tenantdb_db_server` name (each key must be a valid " +
+					"server name, `^[a-z][a-z0-9_-]{0,62}$`). Provider configuration is never written to state, so " +
+					"values may come from variables or ephemeral resources. A server missing here falls back to the " +
+					"environment variable `TENANTDB_ADMIN_PASSWORD_<NAME>`, NAME being the server name upper-cased " +
+					"(`main` reads `TENANTDB_ADMIN_PASSWORD_MAIN`, `eu_west` reads `TENANTDB_ADMIN_PASSWORD_EU_WEST`). " +
+					"A name containing `-` has no environment fallback and must be listed here: `a-b` and `a_b` would " +
+					"otherwise share one variable, and one server's password could be sent to the other's host.",
+				Validators:  []validator.Map{mapvalidator.KeysAre(identifierValidator{kind: "server name"})},
 				ElementType: types.StringType,
 				Optional:    true,
 				Sensitive:   true,
@@ -76,6 +84,12 @@ func (p *tenantdbProvider) Configure(ctx context.Context, req provider.Configure
 		data.unknown = true
 	} else if !cfg.AdminPasswords.IsNull() {
 		for name, v := range cfg.AdminPasswords.Elements() {
+			// The validator refused it already; checked again so no
+			// password is ever filed under a name no server can have.
+			if _, err := ddl.NewServerName(name); err != nil {
+				addAttributeError(&resp.Diagnostics, path.Root("admin_passwords").AtMapKey(name), err)
+				continue
+			}
 			s, ok := v.(types.String)
 			if !ok || s.IsUnknown() {
 				data.unknown = true
@@ -83,6 +97,9 @@ func (p *tenantdbProvider) Configure(ctx context.Context, req provider.Configure
 			}
 			data.passwords[name] = s.ValueString()
 		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	resp.ResourceData = data
 	resp.DataSourceData = data
@@ -92,6 +109,7 @@ func (p *tenantdbProvider) Resources(_ context.Context) []func() resource.Resour
 	return []func() resource.Resource{
 		NewDBServerResource,
 		NewTenantDatabaseResource,
+		NewTenantOwnerResource,
 	}
 }
 

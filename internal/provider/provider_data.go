@@ -4,11 +4,11 @@ package provider
 
 import (
 	"context"
-
 	"fmt"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"os"
 	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
@@ -22,32 +22,47 @@ type providerData struct {
 	unknown   bool              // admin_passwords was not known at configure time
 }
 
-// AdminPasswordEnv is the environment fallback for a server's admin password.
+// AdminPasswordEnv is the environment fallback for a server's admin
+// password: TENANTDB_ADMIN_PASSWORD_ and the name upper-cased. A name with
+// '-' has none (""): "a-b" and "a_b" would both read
+// TENANTDB_ADMIN_PASSWORD_A_B, so one server's password could be sent to the
+// other's host. On valid server names (^[a-z][a-z0-9_-]{0,62}$) the mapping
+// is therefore injective: upper-casing [a-z0-9_] loses nothing, and no two
+// names share a variable. Anything else (not a server name) has none either.
 func AdminPasswordEnv(server string) string {
-	var b strings.Builder
-	for _, r := range strings.ToUpper(server) {
-		if (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
+	if _, err := ddl.NewServerName(server); err != nil || strings.Contains(server, "-") {
+		return ""
 	}
-	return "TENANTDB_ADMIN_PASSWORD_" + b.String()
+	return adminPasswordEnvPrefix + strings.ToUpper(server)
 }
 
-// adminPassword finds the admin password of a server, or explains both ways
+const adminPasswordEnvPrefix = "TENANTDB_ADMIN_PASSWORD_"
+
+// adminPassword finds the admin password of a server, or explains the ways
 // to supply it. The error never contains a password.
 func (d *providerData) adminPassword(server string) (ddl.Password, error) {
 	if pw, ok := d.passwords[server]; ok && pw != "" {
 		return ddl.NewPassword(pw)
 	}
 	env := AdminPasswordEnv(server)
-	if pw := os.Getenv(env); pw != "" {
-		return ddl.NewPassword(pw)
+	if env != "" {
+		if pw := os.Getenv(env); pw != "" {
+			return ddl.NewPassword(pw)
+		}
 	}
 	if d.unknown {
-		return ddl.Password{}, fmt.Errorf("the admin password of server %q is not known yet: admin_passwords depends on values known only after apply; "+
-			"use a variable or an ephemeral resource, or set %s", server, env)
+		how := "use a variable or an ephemeral resource"
+		if env != "" {
+			how += ", or set " + env
+		}
+		return ddl.Password{}, fmt.Errorf("the admin password of server %q is not known yet: admin_passwords depends on values known only after apply; %s", server, how)
+	}
+	if env == "" {
+		return ddl.Password{}, fmt.Errorf("no admin password for server %q: set admin_passwords = { %s = ... } in the provider block "+
+			"(for example from a variable: TF_VAR_<name> in the environment). A server name containing '-' has no "+
+			"environment fallback, because %s%s would also be the variable of server %q",
+			server, hclKey(server), adminPasswordEnvPrefix, strings.ToUpper(strings.ReplaceAll(server, "-", "_")),
+			strings.ReplaceAll(server, "-", "_"))
 	}
 	return ddl.Password{}, fmt.Errorf("no admin password for server %q: set admin_passwords = { %s = ... } in the provider block, "+
 		"or the environment variable %s", server, hclKey(server), env)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -70,8 +69,9 @@ func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"name": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "Server name, `^[a-z][a-z0-9_-]{0,62}$`. Keys the admin password in the provider's " +
-					"`admin_passwords` and `TENANTDB_ADMIN_PASSWORD_<NAME>`. Cannot change (`ImmutableAttribute`).",
-				Validators:    []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`), "must match ^[a-z][a-z0-9_-]{0,62}$ (InvalidIdentifier)")},
+					"`admin_passwords`; a name without `-` may instead use the environment variable " +
+					"`TENANTDB_ADMIN_PASSWORD_<NAME>` (see the provider). Cannot change (`ImmutableAttribute`).",
+				Validators:    []validator.String{identifierValidator{kind: "server name"}},
 				PlanModifiers: []planmodifier.String{immutableString("the server's name")},
 			},
 			"engine": schema.StringAttribute{
@@ -81,13 +81,15 @@ func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 				PlanModifiers:       []planmodifier.String{immutableString("the server's engine")},
 			},
 			"host": schema.StringAttribute{
-				Required: true, MarkdownDescription: "Host name or address of the primary.",
-				Validators: []validator.String{stringvalidator.LengthBetween(1, 255)},
+				Required: true, MarkdownDescription: hostDescription + " The primary's address.",
+				Validators: []validator.String{hostValidator{}},
 			},
 			"port": schema.Int64Attribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "TCP port. Default 3306 for `mysql`, 5432 for `postgres`.",
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				MarkdownDescription: "TCP port, 1-65535. Default 3306 for `mysql`, 5432 for `postgres` when omitted " +
+					"(`0` is refused, not read as the default).",
+				Validators:    []validator.Int64{portValidator()},
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"username": schema.StringAttribute{
 				Required: true, MarkdownDescription: "The admin login. See the provider docs for the rights it needs. It is reserved: no tenant may own it or be granted to it.",

@@ -62,8 +62,10 @@ func TestAccTenantOwner_privilegesDesiredState(t *testing.T) {
 			{Config: all, ConfigPlanChecks: empty},
 			{
 				// Out of band: the refresh shows the drift, the apply restores.
-				PreConfig: func() { s.exec(t, "", fmt.Sprintf("REVOKE INSERT ON %s.* FROM '%s'@'%%'", s.ident(mysqlPattern(db)), user)) },
-				Config:    all,
+				PreConfig: func() {
+					s.exec(t, "", fmt.Sprintf("REVOKE INSERT ON %s.* FROM '%s'@'%%'", s.ident(mysqlPattern(db)), user))
+				},
+				Config: all,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("tenantdb_tenant_owner.o", plancheck.ResourceActionUpdate),
 				}},

@@ -6,9 +6,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
@@ -60,6 +62,15 @@ func defaultPort(engine string) int64 {
 	return 3306
 }
 
+// hostDescription documents the one accepted form of a host.
+const hostDescription = "Host name or IP address, without port: a DNS name (`db.internal`), an IPv4 address " +
+	"(`10.0.0.5`) or an IPv6 address written bare (`::1`, not `[::1]`), for both engines. A port, brackets, " +
+	"spaces or anything else is refused at plan time (`InvalidIdentifier`)."
+
+// portValidator: 1-65535 when written; an omitted port is the engine's
+// default, a written 0 is an error (never read as the default).
+func portValidator() validator.Int64 { return int64validator.Between(1, 65535) }
+
 // serverAttribute is the `server` argument of tenant resources.
 func serverAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
@@ -68,10 +79,16 @@ func serverAttribute() schema.SingleNestedAttribute {
 			"(`ImmutableAttribute`); other changes (host, port, TLS) update state in place and run no SQL.",
 		Required: true,
 		Attributes: map[string]schema.Attribute{
-			"name":     schema.StringAttribute{Required: true, MarkdownDescription: "Server name; keys the admin password."},
-			"engine":   schema.StringAttribute{Required: true, MarkdownDescription: "`mysql` or `postgres`."},
-			"host":     schema.StringAttribute{Required: true, MarkdownDescription: "Host name or address."},
-			"port":     schema.Int64Attribute{Optional: true, MarkdownDescription: "TCP port; default 3306 (mysql) or 5432 (postgres)."},
+			"name":   schema.StringAttribute{Required: true, MarkdownDescription: "Server name; keys the admin password."},
+			"engine": schema.StringAttribute{Required: true, MarkdownDescription: "`mysql` or `postgres`."},
+			"host": schema.StringAttribute{
+				Required: true, MarkdownDescription: hostDescription,
+				Validators: []validator.String{hostValidator{}},
+			},
+			"port": schema.Int64Attribute{
+				Optional: true, MarkdownDescription: "TCP port, 1-65535; omit it for the default 3306 (mysql) or 5432 (postgres).",
+				Validators: []validator.Int64{portValidator()},
+			},
 			"username": schema.StringAttribute{Required: true, MarkdownDescription: "The admin login."},
 			"tls":      schema.StringAttribute{Optional: true, MarkdownDescription: "`disable`, `require` (default), `verify-ca` or `verify-full`."},
 			"ca_cert":  schema.StringAttribute{Optional: true, MarkdownDescription: "PEM of the CA that signs the server certificate."},
@@ -95,7 +112,9 @@ func refFromModel(ctx context.Context, m serverRefModel) (serverRef, bool, diag.
 		Port: m.Port.ValueInt64(), Username: m.Username.ValueString(), TLS: m.TLS.ValueString(),
 		CACert: m.CACert.ValueString(),
 	}
-	if r.Port == 0 {
+	// Only an omitted port means the default: a written 0 stays 0 and
+	// validate refuses it (it used to plan as 0 and connect to 3306).
+	if m.Port.IsNull() {
 		r.Port = defaultPort(r.Engine)
 	}
 	if r.TLS == "" {
@@ -129,7 +148,8 @@ func (r serverRef) object() (types.Object, diag.Diagnostics) {
 	})
 }
 
-// validate checks a ref's values with the engine's rules.
+// validate checks a ref's values with the engine's rules. Tenant resources
+// call it from ModifyPlan (plan time) and before any connection.
 func (r serverRef) validate() error {
 	if _, err := ddl.NewServerName(r.Name); err != nil {
 		return err
@@ -137,15 +157,15 @@ func (r serverRef) validate() error {
 	if _, err := ddl.ParseEngine(r.Engine); err != nil {
 		return err
 	}
+	if err := ddl.ValidateHost(r.Host); err != nil {
+		return err
+	}
 	switch dbclient.TLSMode(r.TLS) {
 	case dbclient.TLSDisable, dbclient.TLSRequire, dbclient.TLSVerifyCA, dbclient.TLSVerifyFull:
 	default:
 		return fmt.Errorf("tls must be one of disable, require, verify-ca, verify-full; got %q", r.TLS)
 	}
-	if r.Port < 1 || r.Port > 65535 {
-		return fmt.Errorf("port %d is outside 1-65535", r.Port)
-	}
-	return nil
+	return ddl.ValidatePort(r.Port)
 }
 
 func (r serverRef) engine() ddl.Engine { return ddl.Engine(r.Engine) }
