@@ -46,6 +46,9 @@ func retryIf(ctx context.Context, spec Spec, idempotent bool, fn func(context.Co
 		default:
 			return err
 		}
+		if attempt == retryAttempts-1 {
+			break // no point waiting after the last attempt
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
