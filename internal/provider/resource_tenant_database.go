@@ -167,7 +167,7 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	planRef, known, diags := r.ref(ctx, plan.Server)
+	planRef, known, diags := refFromObject(ctx, plan.Server)
 	resp.Diagnostics.Append(diags...)
 	if !known || resp.Diagnostics.HasError() {
 		return
@@ -199,23 +199,12 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 		addAttributeError(&resp.Diagnostics, path.Root("collation"), err)
 		return
 	}
-	stateRef, _, diags := r.ref(ctx, state.Server)
+	stateRef, _, diags := refFromObject(ctx, state.Server)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	for attr, pair := range map[string][2]string{
-		"name":   {stateRef.Name, planRef.Name},
-		"engine": {stateRef.Engine, planRef.Engine},
-	} {
-		if pair[0] != pair[1] {
-			resp.Diagnostics.AddAttributeError(path.Root("server").AtName(attr),
-				fmt.Sprintf("%s: the server's %s of database %q", ddl.ImmutableAttribute, attr, state.Name.ValueString()),
-				fmt.Sprintf("The plan moves the database from server %s %q to %q. Moving a tenant between servers is a "+
-					"migration, not an edit: create it on the new server with a new resource, move the data, then remove this one.",
-					attr, pair[0], pair[1]))
-		}
-	}
+	refuseServerMove(&resp.Diagnostics, "database", state.Name.ValueString(), stateRef, planRef)
 	if e == ddl.EnginePostgres {
 		for attr, pair := range map[string][2]types.String{
 			"character_set": {state.CharacterSet, plan.CharacterSet},
@@ -236,21 +225,9 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-// ref reads the server object; known is false while any part is unknown.
-func (r *tenantDatabaseResource) ref(ctx context.Context, o types.Object) (serverRef, bool, diag.Diagnostics) {
-	if o.IsNull() || o.IsUnknown() {
-		return serverRef{}, false, nil
-	}
-	m, diags := objectToRefModel(ctx, o)
-	if diags.HasError() {
-		return serverRef{}, false, diags
-	}
-	return refFromModel(ctx, m)
-}
-
 // target validates what a CRUD call is about.
 func (r *tenantDatabaseResource) target(ctx context.Context, m tenantDatabaseModel) (serverRef, ddl.DatabaseName, diag.Diagnostics) {
-	ref, known, diags := r.ref(ctx, m.Server)
+	ref, known, diags := refFromObject(ctx, m.Server)
 	if diags.HasError() {
 		return ref, ddl.DatabaseName{}, diags
 	}
