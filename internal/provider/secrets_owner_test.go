@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/config"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+)
+
+// TestAccSecrets_ownerPasswordNowhere: every owner password used (create,
+// a version-bump rotation, a username rotation) is found in no plan, no
+// state and no TRACE log, in any escaped form or digest; the owner logs in
+// with exactly each hostile password, so the searches look for what the
+// server really received.
+func TestAccSecrets_ownerPasswordNowhere(t *testing.T) {
+	for _, engine := range engines() {
+		t.Run(engine, func(t *testing.T) {
+			s := testAccServer(t, engine)
+			db, user, user2 := uniqueName("osec"), uniqueName("app"), uniqueName("app")
+			t.Cleanup(func() {
+				s.dropDatabase(t, db)
+				s.dropLogins(t, user, user2)
+			})
+			pw1 := `Own3r-'one'-\"x\"-` + "`%_$\n" + `ünï`
+			pw2 := `Own3r-two-''\\` + "?;--"
+			secrets := []string{pw1, pw2}
+			logs := t.TempDir()
+			t.Setenv("TF_ACC_LOG", "TRACE")
+			t.Setenv("TF_LOG", "TRACE")
+			t.Setenv("TF_ACC_LOG_PATH", filepath.Join(logs, "terraform.log"))
+
+			hcl := func(u string, version int) string {
+				return `
+variable "owner_password" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+` + s.serverHCL("") + fmt.Sprintf(`
+resource "tenantdb_tenant_database" "db" {
+  server = tenantdb_db_server.main.ref
+  name   = %q
+}
+resource "tenantdb_tenant_owner" "o" {
+  server              = tenantdb_db_server.main.ref
+  database            = tenantdb_tenant_database.db.name
+  username            = %q
+  password_wo         = var.owner_password
+  password_wo_version = %d
+}
+`, db, u, version)
+			}
+			rec := &scanRecord{}
+			planScan := noSecretInPlan{secrets, rec}
+			plans := resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{planScan},
+				PostApplyPostRefresh: []plancheck.PlanCheck{planScan},
+			}
+			states := []statecheck.StateCheck{noSecretInState{secrets, user2, rec}}
+			step := func(u string, version int, pw string, check func() error) resource.TestStep {
+				st := resource.TestStep{
+					Config:           hcl(u, version),
+					ConfigVariables:  config.Variables{"owner_password": config.StringVariable(pw)},
+					ConfigPlanChecks: plans,
+					Check:            s.check(check),
+				}
+				if u == user2 {
+					st.ConfigStateChecks = states
+				}
+				return st
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				TerraformVersionChecks:   writeOnlyTerraform,
+				Steps: []resource.TestStep{
+					step(user, 1, pw1, func() error { return s.as(user, pw1, db, "SELECT 1") }),
+					step(user, 2, pw2, func() error { return s.as(user, pw2, db, "SELECT 1") }),
+					step(user2, 2, pw2, func() error {
+						if engine == "mysql" {
+							var stored string
+							if err := s.super(t, "").QueryRow(`SELECT authentication_string FROM mysql.user WHERE User = ?`, user2).Scan(&stored); err != nil {
+								return err
+							}
+							if stored != mysqlNativeHash(pw2) {
+								return fmt.Errorf("the server stores the owner password as %.3s…, not as the native hash searched for", stored)
+							}
+						}
+						return s.as(user2, pw2, db, "SELECT 1")
+					}),
+				},
+			})
+			if rec.plans < 5 || rec.states < 1 {
+				t.Fatalf("searched %d plans and %d states, want at least 5 and 1", rec.plans, rec.states)
+			}
+			var searched int
+			var sawPassword bool
+			filepath.Walk(logs, func(p string, info os.FileInfo, err error) error {
+				if err != nil || info.IsDir() {
+					return err
+				}
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				searched += len(b)
+				sawPassword = sawPassword || strings.Contains(string(b), "[redacted]")
+				if l := leak(string(b), secrets...); l != "" {
+					t.Errorf("%s contains %s", p, l)
+				}
+				return nil
+			})
+			if !sawPassword || searched < 10000 {
+				t.Fatalf("the TRACE logs (%d bytes) never show a redacted password statement: the search proves nothing", searched)
+			}
+		})
+	}
+}
