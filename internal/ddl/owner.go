@@ -110,9 +110,12 @@ func ErrOwnerConflict(server string, db DatabaseName, other, why string) *Error 
 }
 
 // MakeDatabaseOwner hands a PostgreSQL database to its owner login (again,
-// when it was handed elsewhere out of band); empty on MySQL.
+// when it was handed elsewhere out of band, or to an imported owner). As in
+// CreateOwner, the admin first becomes a member of the owner role, which
+// PostgreSQL requires to give it a database.
 func MakeDatabaseOwner(db DatabaseName, owner Username) Plan {
 	return Plan{Statements: []Statement{
+		sql("GRANT ", pgIdent(owner.s), " TO CURRENT_USER").done(),
 		sql("ALTER DATABASE ", pgIdent(db.s), " OWNER TO ", pgIdent(owner.s)).done(),
 	}}
 }

@@ -63,7 +63,12 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"MySQL/MariaDB it is granted `privileges` on that database only. The password is write-only: it is never " +
 			"stored, hashed or logged, and PostgreSQL receives a SCRAM-SHA-256 verifier computed by the provider. " +
 			"Changing `username` rotates the login create-before-drop, in place. Destroy drops the login only if this " +
-			"resource created it (`user_created`) and it is still that login; the database and its data stay.",
+			"resource created it (`user_created`) and it is still that login; the database and its data stay. " +
+			"The login's identity (PostgreSQL: its OID; MariaDB: when its password was last set, to the second; MySQL " +
+			"8.0.21+: a claim mark kept as a user ATTRIBUTE) is recorded in private state and checked before every " +
+			"change or drop: a login re-created by someone else is never altered or dropped (on MariaDB, one re-created " +
+			"within the same second as the original cannot be told apart; an out-of-band password reset there makes " +
+			"the login look replaced, so tenantdb then leaves it alone until it is imported again).",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed: true, MarkdownDescription: "`<server name>/<database>/<username>`.",

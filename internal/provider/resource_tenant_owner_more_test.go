@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -252,4 +253,56 @@ func TestAccTenantOwner_rotationKeepsGranteesFutureTables(t *testing.T) {
 			},
 		},
 	})
+}
+
+// TestAccTenantOwner_identity: a login dropped and re-created out of band
+// is not this resource's: the refresh warns DriftDetected and forgets it,
+// the next apply refuses it (PreExistingOwnerUser), destroy without a
+// refresh drops nothing; an imported owner is never dropped.
+func TestAccTenantOwner_identity(t *testing.T) {
+	for _, engine := range engines() {
+		t.Run(engine, func(t *testing.T) {
+			s := testAccServer(t, engine)
+			db, user := uniqueName("oid"), uniqueName("app")
+			t.Cleanup(func() {
+				s.dropDatabase(t, db)
+				s.dropLogins(t, user)
+			})
+			w := newCLIWorkspace(t)
+			w.write(s.serverHCL("") + ownerHCL(db, user, "Oid-pw-1", 1, ""))
+			w.run("apply", "-auto-approve").mustSucceed(t, "create")
+
+			if engine == "postgres" {
+				s.exec(t, db, "REASSIGN OWNED BY "+s.ident(user)+" TO "+s.ident(s.Admin.Username), "DROP OWNED BY "+s.ident(user))
+			} else {
+				// MariaDB tells logins apart by when their password was set,
+				// to the second (the documented window): re-create it later.
+				time.Sleep(1100 * time.Millisecond)
+			}
+			s.dropLogins(t, user)
+			s.CreateLogin(t, user, "Foreign-pw-1")
+			// Destroy without a refresh: the identity check before DROP.
+			var proof noSQLProof
+			s.beforeRefusal(t, &proof, "")
+			destroy := w.run("destroy", "-auto-approve", "-refresh=false", "-target=tenantdb_tenant_owner.o").mustSucceed(t, "destroy")
+			proof.assert(t, "owner drop of a replaced login")
+			destroy.requireDiag(t, "warning", fmt.Sprintf("Login %q was not dropped", user))
+			if err := s.as(user, "Foreign-pw-1", "", "SELECT 1"); err != nil {
+				t.Fatalf("the foreign login was altered or dropped: %v", err)
+			}
+
+			// Import it, then destroy: an imported owner is never dropped.
+			w.write(s.serverHCL("") + ownerHCL(db, user, "Foreign-pw-1", 1, "") + fmt.Sprintf(
+				"import {\n  to = tenantdb_tenant_owner.o\n  id = %q\n}\n", s.importID(map[string]any{"database": db, "username": user})))
+			imp := w.run("apply", "-auto-approve").mustSucceed(t, "import")
+			imp.forbidDiag(t, "PreExistingOwnerUser")
+			if got := w.stateAttr("tenantdb_tenant_owner", "user_created"); got != false {
+				t.Fatalf("user_created = %v after import, want false", got)
+			}
+			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy imported")
+			if err := s.as(user, "Foreign-pw-1", "", "SELECT 1"); err != nil {
+				t.Fatalf("destroy dropped or changed an imported login: %v", err)
+			}
+		})
+	}
 }
