@@ -162,6 +162,12 @@ type queryer interface {
 
 type lockedConnKey struct{}
 
+// noLock in place of the locked connection sends work to the pool again
+// (after the locked connection was lost).
+type noLock struct{}
+
+func unlocked(ctx context.Context) context.Context { return context.WithValue(ctx, lockedConnKey{}, noLock{}) }
+
 // adminConn is the connection for admin-pool work: inside WithLock, the
 // connection that holds the lock. Taking a second pool connection while
 // holding one would deadlock once every pool connection holds a lock and

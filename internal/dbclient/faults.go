@@ -11,6 +11,10 @@ const (
 	// FaultDropOldOwner fails the drop of the old login at the end of an
 	// owner username rotation.
 	FaultDropOldOwner = "drop-old-owner"
+	// FaultClaimLostBefore and FaultClaimLostAfter make a CREATE DATABASE
+	// claim end in a lost connection, before or after it ran.
+	FaultClaimLostBefore = "claim-lost-before"
+	FaultClaimLostAfter  = "claim-lost-after"
 )
 
 var faults struct {
@@ -18,23 +22,37 @@ var faults struct {
 	armed map[string]error
 }
 
-// InjectFault makes the named fault point return err until disarmed.
-func InjectFault(point string, err error) (disarm func()) {
+// InjectFault makes the named fault point return err until disarmed. With
+// a key (a database or login name) only that object's operations fail, so
+// parallel tests do not disturb each other.
+func InjectFault(point string, err error, key ...string) (disarm func()) {
+	k := faultKey(point, key)
 	faults.Lock()
 	defer faults.Unlock()
 	if faults.armed == nil {
 		faults.armed = map[string]error{}
 	}
-	faults.armed[point] = err
+	faults.armed[k] = err
 	return func() {
 		faults.Lock()
 		defer faults.Unlock()
-		delete(faults.armed, point)
+		delete(faults.armed, k)
 	}
 }
 
-func fault(point string) error {
+func faultKey(point string, key []string) string {
+	if len(key) == 0 {
+		return point
+	}
+	return point + "|" + key[0]
+}
+
+// fault returns the error armed for point, for any object or for this one.
+func fault(point, object string) error {
 	faults.Lock()
 	defer faults.Unlock()
-	return faults.armed[point]
+	if err := faults.armed[point]; err != nil {
+		return err
+	}
+	return faults.armed[point+"|"+object]
 }

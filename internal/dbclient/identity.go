@@ -217,9 +217,35 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	var st *DatabaseState
 	var id Identity
 	err := s.WithLock(ctx, db, func(ctx context.Context) error {
-		err := s.exec(ctx, s.Dialect().CreateMarkedDatabase(db, cs, co, mark))
+		plan := s.Dialect().CreateMarkedDatabase(db, cs, co, mark)
+		var err error
+		if f := fault(FaultClaimLostBefore, db.String()); f != nil {
+			err = newStatementError(s.spec.Name, plan.Statements[0], f)
+		} else {
+			err = s.exec(ctx, plan)
+		}
+		if f := fault(FaultClaimLostAfter, db.String()); err == nil && f != nil {
+			err = newStatementError(s.spec.Name, plan.Statements[0], f)
+		}
 		if IsDatabaseExists(err) {
 			return ddl.ErrDatabasePreExists(s.spec.Name, db)
+		}
+		if err != nil && Classify(err) == OutcomeUnknown && ddl.StoresClaimMark(s.info) {
+			// The connection was lost mid-claim. The mark says whose the
+			// database is, if there is one: read it on a fresh connection
+			// (the locked one is gone).
+			ctx = unlocked(ctx)
+			found, rerr := s.databaseDirect(ctx, db)
+			switch {
+			case rerr != nil:
+				return err // still unknown: report the lost connection
+			case found == nil:
+				return fmt.Errorf("%s: the connection was lost while creating database %q, and it does not exist: "+
+					"nothing was created; apply again", s.spec.describe(), db)
+			case found.Marker != mark.String():
+				return ddl.ErrDatabasePreExists(s.spec.Name, db)
+			}
+			err = nil // ours: the claim took effect before the connection was lost
 		}
 		if err != nil {
 			return err

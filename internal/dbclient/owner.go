@@ -324,7 +324,7 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 			return err
 		}
 		if dropOld {
-			if dropErr = fault(FaultDropOldOwner); dropErr == nil {
+			if dropErr = fault(FaultDropOldOwner, old.String()); dropErr == nil {
 				dropErr = s.dropOwnerLocked(ctx, db, old, oldCheck)
 			}
 		}
