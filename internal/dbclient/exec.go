@@ -166,7 +166,9 @@ type lockedConnKey struct{}
 // (after the locked connection was lost).
 type noLock struct{}
 
-func unlocked(ctx context.Context) context.Context { return context.WithValue(ctx, lockedConnKey{}, noLock{}) }
+func unlocked(ctx context.Context) context.Context {
+	return context.WithValue(ctx, lockedConnKey{}, noLock{})
+}
 
 // adminConn is the connection for admin-pool work: inside WithLock, the
 // connection that holds the lock. Taking a second pool connection while
