@@ -84,13 +84,16 @@ func TestAccDBServer_missingAdminRights(t *testing.T) {
 			if engine == "postgres" {
 				want = `(?s)MissingAdminRights.*CREATEROLE.*ALTER ROLE .* CREATEDB CREATEROLE`
 			}
+			var proof noSQLProof
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				Steps: []resource.TestStep{{
+					PreConfig:   func() { s.beforeRefusal(t, &proof, weak.Username) },
 					Config:      strings.Replace(s.serverHCL(""), fmt.Sprintf("username = %q", s.Admin.Username), fmt.Sprintf("username = %q", weak.Username), 1),
 					ExpectError: regexp.MustCompile(want),
 				}},
 			})
+			proof.assert(t, "MissingAdminRights")
 		})
 	}
 }
