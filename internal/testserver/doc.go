@@ -32,6 +32,104 @@
 // A server that cannot start fails the test (never skips it): a green run
 // must mean the tests really ran.
 //
+// # Variants
+//
+// Options make a differently configured server, shared separately:
+//
+//	srv := testserver.Shared(t, "mysql", testserver.WithLowerCaseTableNames())
+//
+// WithLowerCaseTableNames: MariaDB with lower_case_table_names = 1 (given to
+// mariadb-install-db and mariadbd alike), with the same TLS and the same
+// minimal admin as the default server. Local backend only: with another
+// backend Start and Shared fail with an error saying so.
+//
+// # Statement log
+//
+// The servers this package starts record every statement they receive (see
+// "Backends" at the end of this section for docker and dsn), with the login
+// that sent it, so that a test can prove from the server's own log what a
+// login ran, for instance that nothing ran before a refusal:
+//
+//	mark := srv.MarkLog(t)                         // or srv.LogMark(ctx)
+//	// ... the provider runs as srv.Admin ...
+//	srv.AssertNoDDL(t, mark, srv.Admin.Username)   // fails listing any DDL/DCL
+//	stmts, err := srv.StatementsSince(ctx, mark, srv.Admin.Username)
+//
+// The methods:
+//
+//   - LogMark(ctx) (LogMark, error) / MarkLog(t) LogMark: a point in the log.
+//   - StatementsSince(ctx, mark, username) ([]Statement, error): what that
+//     login sent after the mark, in log order; Statement{Kind, Text}.
+//   - DDLSince(ctx, mark, username): the subset that is DDL/DCL by IsDDL
+//     (first keyword CREATE, ALTER, DROP, GRANT, REVOKE, RENAME, REASSIGN,
+//     COMMENT, TRUNCATE, SET PASSWORD, SET DEFAULT ROLE; DO on PostgreSQL;
+//     see DDLKeywords).
+//   - CheckNoDDL(ctx, mark, username) error / AssertNoDDL(t, mark, username):
+//     an error / a test failure listing the DDL/DCL (passwords redacted).
+//   - RequireStatementLog(t): fail now unless the log is usable.
+//   - CreateAdminLogin(t, name) Login: another login with exactly Admin's
+//     rights (see "Per login" below).
+//
+// Fences. LogMark and each StatementsSince first run a unique statement
+// (SELECT 'tenantdb-fence-...') as the superuser and wait, at most 10 s,
+// until the log shows it: everything that completed before the call is then
+// in the log, with no sleeping in tests. A window ends at its closing fence.
+//
+// Self-check. On first use the harness checks the logging settings, then
+// runs a unique probe statement as Admin and requires the log to show it
+// exactly once, under the Admin's name. When any of that fails, every
+// statement-log method returns an error (the test helpers fail the test;
+// nothing skips), and a zero LogMark is refused rather than read as an empty
+// window: an assertion never passes without having read a log.
+//
+// What is logged, and when. Statements are logged when the server receives
+// them, before it runs them: refused and failing statements are there too.
+// Left out as protocol noise: MariaDB/MySQL general-log commands Connect,
+// Quit, Ping, Statistics, Time, Sleep, Close stmt, Reset stmt, Reset
+// connection, Set option, Change user and Daemon; on PostgreSQL, connection
+// set-up (never logged as a statement); on both, statements that are only
+// comments and whitespace (pgx's liveness check "-- ping"); and, from the
+// superuser's statements, the harness's own fences and log reads. The
+// harness's set-up of Super and Admin runs unlogged (it sets their
+// passwords). Not seen: statements run inside functions, procedures,
+// triggers or DO blocks (the CALL or DO itself is).
+//
+//   - MariaDB/MySQL: the general query log in the table mysql.general_log
+//     (local: mariadbd --general-log=1 --log-output=TABLE), read with SQL as
+//     the superuser. Each row names the login (user_host); "Prepare" rows
+//     hold prepared texts (binary protocol and SQL PREPARE), "Execute" rows
+//     the executed text with parameters filled in. The server trims trailing
+//     whitespace from a logged statement, and its version string gains a
+//     "-log" suffix while the log is on.
+//   - PostgreSQL: log_statement = 'all' through the logging collector in two
+//     forms in the server's temp dir: postgres.json (jsonlog, one object per
+//     line with the login, what the harness reads) and postgres.log (text,
+//     each line prefixed "%m [%p] user=%u db=%d ", for people). Simple-protocol
+//     statements are Kind "statement" (the whole query string, which may hold
+//     several statements), extended-protocol ones "execute" (with $n
+//     placeholders; parameter values are not in Text), and statements that
+//     failed before they could be logged as run (a parse error) are Kind
+//     "error", taken from the error report.
+//
+// Per login. Statements are attributed to the login that sent them, not to
+// the test: on a shared server, parallel tests that use the same login see
+// each other's statements. A test asserting what "the admin" did while other
+// tests run should give the provider a login of its own (CreateAdminLogin).
+//
+// Backends. local: both engines, as above. docker: MariaDB/MySQL turns the
+// general log on in the container at first use (SET GLOBAL); PostgreSQL
+// fails with an error (the image logs to the container's stderr, which is
+// not read). dsn: MariaDB/MySQL turns the general log on at first use if it
+// is off (SET GLOBAL log_output including TABLE, general_log = 1; needs
+// SUPER or SYSTEM_VARIABLES_ADMIN) and Stop puts the previous settings back
+// (another run on the same server that still needs the log then fails its
+// fence, loudly); rows already in mysql.general_log are left alone.
+// PostgreSQL on dsn needs the server to run with log_statement = 'all',
+// logging_collector = on and jsonlog in log_destination, and reads the log
+// with pg_read_binary_file (superuser or pg_read_server_files); the harness
+// changes nothing on such a server and fails with an error saying what is
+// missing.
+//
 // # Backends
 //
 // The backend is chosen by TENANTDB_TEST_BACKEND:

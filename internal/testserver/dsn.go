@@ -21,12 +21,17 @@ import (
 // DSN's own options (TLS included).
 
 func startDSN(ctx context.Context, engine string) (_ *Server, err error) {
-	dsn := os.Getenv(dsnEnv(engine))
+	return startDSNWith(ctx, engine, os.Getenv(dsnEnv(engine)), os.Getenv(EnvCAFile))
+}
+
+// startDSNWith is startDSN with the DSN and CA file given rather than read
+// from the environment.
+func startDSNWith(ctx context.Context, engine, dsn, caFile string) (_ *Server, err error) {
 	if dsn == "" {
 		return nil, fmt.Errorf("%s is not set", dsnEnv(engine))
 	}
 	var caPEM []byte
-	if f := os.Getenv(EnvCAFile); f != "" {
+	if f := caFile; f != "" {
 		if caPEM, err = os.ReadFile(f); err != nil {
 			return nil, fmt.Errorf("%s: %w", EnvCAFile, err)
 		}

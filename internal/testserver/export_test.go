@@ -3,8 +3,11 @@
 package testserver
 
 import (
+	"context"
+	"fmt"
 	"net"
 	"testing"
+	"time"
 )
 
 // BusyFirstPort makes the first start attempt of every local server started
@@ -31,3 +34,17 @@ func BusyFirstPort(t testing.TB) {
 
 // StartAttempts is how many server starts a local server needed.
 func StartAttempts(s *Server) int { return s.attempts }
+
+// StartDSN starts a dsn-backend server from the given DSN and CA file instead
+// of the environment (which t.Setenv can set only in non-parallel tests).
+func StartDSN(ctx context.Context, engine, dsn, caFile string) (*Server, error) {
+	t0 := time.Now()
+	s, err := startDSNWith(ctx, engine, dsn, caFile)
+	if err != nil {
+		return nil, fmt.Errorf("testserver: start %s (dsn backend): %w", engine, err)
+	}
+	s.startup = time.Since(t0)
+	s.Backend = BackendDSN
+	track(s)
+	return s, nil
+}

@@ -32,9 +32,9 @@ const (
 	maxSocketPath = 107
 )
 
-func startLocal(ctx context.Context, engine string) (*Server, error) {
+func startLocal(ctx context.Context, engine string, o startOptions) (*Server, error) {
 	if engine == EngineMySQL {
-		return startLocalMariaDB(ctx)
+		return startLocalMariaDB(ctx, o)
 	}
 	return startLocalPostgres(ctx)
 }
@@ -122,6 +122,14 @@ func (li *localInstance) command(ctx context.Context, logPath string, deathSig s
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, nil, err
+	}
+	if li.cred != nil {
+		// The server user may reopen it: PostgreSQL's logging collector
+		// appends to this same file once it has started.
+		if err := logf.Chown(int(li.cred.Uid), int(li.cred.Gid)); err != nil {
+			_ = logf.Close()
+			return nil, nil, err
+		}
 	}
 	var cmd *exec.Cmd
 	if ctx != nil {
@@ -230,9 +238,41 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func isBindFailure(logPath string) bool {
+// isBindFailure tells whether a server that failed to start did so because
+// its port was taken: its log says so, or the port is still taken now that
+// the server is gone. (The second needs no log, which may lag: PostgreSQL's
+// logging collector writes on its own time.)
+func isBindFailure(logPath string, port int) bool {
 	b, _ := os.ReadFile(logPath)
-	return bytes.Contains(b, []byte("Address already in use"))
+	if bytes.Contains(b, []byte("Address already in use")) {
+		return true
+	}
+	l, err := net.Listen("tcp", joinHostPort("127.0.0.1", port))
+	if err != nil {
+		return errors.Is(err, syscall.EADDRINUSE)
+	}
+	_ = l.Close()
+	return false
+}
+
+// settleLog waits, at most a second, until the file at path has stopped
+// growing for 100 ms: a server's logging process (PostgreSQL's collector)
+// may still be writing its last messages after the server process exited.
+func settleLog(path string) {
+	size := func() int64 {
+		if st, err := os.Stat(path); err == nil {
+			return st.Size()
+		}
+		return -1
+	}
+	deadline := time.Now().Add(time.Second)
+	last, quietSince := size(), time.Now()
+	for time.Now().Before(deadline) && time.Since(quietSince) < 100*time.Millisecond {
+		time.Sleep(20 * time.Millisecond)
+		if n := size(); n != last {
+			last, quietSince = n, time.Now()
+		}
+	}
 }
 
 // logTail returns the last lines of a log, formatted to append to an error.

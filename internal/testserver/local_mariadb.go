@@ -21,6 +21,10 @@ const mariadbInstallHint = `install the server with "apt-get install -y mariadb-
 // innodbLogFileSize replaces the 96 MB default redo log, plenty for tests.
 const innodbLogFileSize = "--innodb-log-file-size=16M"
 
+// lowerCaseTableNamesFlag is given to both mariadb-install-db and mariadbd
+// for WithLowerCaseTableNames.
+const lowerCaseTableNamesFlag = "--lower-case-table-names=1"
+
 // findMariaDB locates mariadbd and mariadb-install-db. /usr/sbin is searched
 // explicitly because it is often missing from PATH in CI.
 func findMariaDB() (server, installDB string, err error) {
@@ -41,8 +45,9 @@ func findMariaDB() (server, installDB string, err error) {
 }
 
 // startLocalMariaDB initialises a data dir, starts mariadbd on a free port
-// with our TLS certificate, and creates the Super and Admin logins.
-func startLocalMariaDB(ctx context.Context) (_ *Server, err error) {
+// with our TLS certificate and the general query log in mysql.general_log
+// (see statementlog.go), and creates the Super and Admin logins.
+func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err error) {
 	mariadbd, installDB, err := findMariaDB()
 	if err != nil {
 		return nil, err
@@ -78,6 +83,13 @@ func startLocalMariaDB(ctx context.Context) (_ *Server, err error) {
 	}
 
 	dataDir := li.path("data")
+	// A private tmpdir: bootstrap servers started at the same moment (test
+	// binaries run in parallel) otherwise collide on temporary table files
+	// in /tmp and abort with "Unknown table 'mysql.tmp_user_sys'".
+	tmpDir := li.path("tmp")
+	if err := os.MkdirAll(tmpDir, 0o700); err != nil {
+		return nil, err
+	}
 	socket := li.path("mysqld.sock")
 	if len(socket) > maxSocketPath {
 		return nil, fmt.Errorf("socket path %s is too long for a unix socket: use a shorter TMPDIR", socket)
@@ -85,11 +97,16 @@ func startLocalMariaDB(ctx context.Context) (_ *Server, err error) {
 
 	// --no-defaults everywhere: the machine's /etc/mysql config (a service's
 	// datadir, socket, port, bind address) must not leak in.
-	installArgs := []string{"--no-defaults", "--datadir=" + dataDir,
+	installArgs := []string{"--no-defaults", "--datadir=" + dataDir, "--tmpdir=" + tmpDir,
 		"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve",
 		// Passed through to the bootstrap mariadbd: an 8x smaller data dir
 		// (25 MB, not 113 MB) and a slightly faster install.
 		innodbLogFileSize}
+	if o.lowerCaseTableNames {
+		// Also passed through to the bootstrap server: the system tables
+		// are created under the setting the server will run with.
+		installArgs = append(installArgs, lowerCaseTableNamesFlag)
+	}
 	if os.Geteuid() == 0 {
 		installArgs = append(installArgs, "--user=root")
 	}
@@ -113,6 +130,7 @@ func startLocalMariaDB(ctx context.Context) (_ *Server, err error) {
 		args := []string{
 			"--no-defaults",
 			"--datadir=" + dataDir,
+			"--tmpdir=" + tmpDir,
 			"--bind-address=127.0.0.1",
 			"--port=" + strconv.Itoa(port),
 			"--socket=" + socket,
@@ -134,6 +152,14 @@ func startLocalMariaDB(ctx context.Context) (_ *Server, err error) {
 			"--ssl-ca=" + caFile,
 			"--ssl-cert=" + certFile,
 			"--ssl-key=" + keyFile,
+			// Every statement, with the login that sent it, goes to the
+			// CSV table mysql.general_log: one row per statement (newlines
+			// escaped), read back with SQL (statementlog_mysql.go).
+			"--general-log=1",
+			"--log-output=TABLE",
+		}
+		if o.lowerCaseTableNames {
+			args = append(args, lowerCaseTableNamesFlag)
 		}
 		if os.Geteuid() == 0 {
 			args = append(args, "--user=root")
@@ -153,7 +179,7 @@ func startLocalMariaDB(ctx context.Context) (_ *Server, err error) {
 			break
 		}
 		_ = li.stopServer(5 * time.Second)
-		if attempt < bindAttempts && isBindFailure(logPath) {
+		if attempt < bindAttempts && isBindFailure(logPath, port) {
 			continue
 		}
 		return nil, fmt.Errorf("mariadbd on port %d: %w%s", port, err, logTail(logPath))
@@ -190,12 +216,16 @@ func rootSocketConfig(socket string) *mysql.Config {
 	return cfg
 }
 
-// setupMariaDBLogins runs, as root over the socket: removal of the accounts
-// that would let anyone on the machine in without a password over TCP
-// (root@127.0.0.1, root@::1, root@<hostname>, anonymous users), then the
-// creation of Super and Admin.
+// setupMariaDBLogins runs, as root over the socket and not logged: removal of
+// the accounts that would let anyone on the machine in without a password
+// over TCP (root@127.0.0.1, root@::1, root@<hostname>, anonymous users), then
+// the creation of Super and Admin.
 func setupMariaDBLogins(ctx context.Context, socket string, super, admin Login) error {
-	db, err := openMySQL(rootSocketConfig(socket))
+	cfg := rootSocketConfig(socket)
+	// Keep this session out of the general log: it sets the Super and Admin
+	// passwords, and nothing a test asks about happens here.
+	cfg.Params = map[string]string{"sql_log_off": "1"}
+	db, err := openMySQL(cfg)
 	if err != nil {
 		return err
 	}

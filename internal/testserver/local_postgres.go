@@ -67,6 +67,11 @@ hostssl all  all  127.0.0.1/32   scram-sha-256
 host    all  all  127.0.0.1/32   scram-sha-256
 `
 
+// pgLogName is the base name of the server's logs in its temp dir:
+// postgres.log (the server's stdout/stderr, then the collector's text log)
+// and postgres.json (the collector's jsonlog).
+const pgLogName = "postgres"
+
 // startLocalPostgres runs initdb, starts postgres on a free port with our TLS
 // certificate, and creates the Super and Admin roles.
 func startLocalPostgres(ctx context.Context) (_ *Server, err error) {
@@ -138,7 +143,7 @@ func startLocalPostgres(ctx context.Context) (_ *Server, err error) {
 	}
 
 	socketDir := li.dir
-	logPath := li.path("postgres.log")
+	logPath := li.path(pgLogName + ".log")
 	var port, attempts int
 	for attempt := 1; ; attempt++ {
 		if port, err = pickPort(attempt); err != nil {
@@ -158,6 +163,21 @@ func startLocalPostgres(ctx context.Context) (_ *Server, err error) {
 			"-c", "ssl=on",
 			"-c", "ssl_cert_file="+certFile,
 			"-c", "ssl_key_file="+keyFile,
+			// Statement log (statementlog_postgres.go): every statement
+			// is logged before it runs, as JSON lines (one per message,
+			// newlines escaped, with the session's login) in
+			// postgres.json; the same in text, with the login in each
+			// line's prefix, in postgres.log. The collector appends to
+			// the file the harness started the server with, so
+			// postgres.log holds everything the server said.
+			"-c", "logging_collector=on",
+			"-c", "log_destination=stderr,jsonlog",
+			"-c", "log_directory="+li.dir,
+			"-c", "log_filename="+pgLogName+".log",
+			"-c", "log_rotation_age=0",
+			"-c", "log_rotation_size=0",
+			"-c", "log_statement=all",
+			"-c", "log_line_prefix=%m [%p] user=%u db=%d ",
 		)
 		if err != nil {
 			return nil, err
@@ -178,7 +198,10 @@ func startLocalPostgres(ctx context.Context) (_ *Server, err error) {
 			break
 		}
 		_ = li.stopServer(5 * time.Second)
-		if attempt < bindAttempts && isBindFailure(logPath) {
+		// The collector may still be writing what went wrong; let it
+		// finish before reading the log or starting over with it.
+		settleLog(logPath)
+		if attempt < bindAttempts && isBindFailure(logPath, port) {
 			continue
 		}
 		return nil, fmt.Errorf("postgres on port %d: %w%s", port, err, logTail(logPath))
@@ -190,6 +213,12 @@ func startLocalPostgres(ctx context.Context) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// Keep the setup session out of the statement log: it sets the Super and
+	// Admin passwords, and nothing a test asks about happens here.
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	cfg.RuntimeParams["log_statement"] = "none"
 	setupDB := openPG(cfg)
 	err = setupLogins(ctx, setupDB, EnginePostgres, FlavorPostgres, super, admin)
 	_ = setupDB.Close()
@@ -209,6 +238,7 @@ func startLocalPostgres(ctx context.Context) (_ *Server, err error) {
 		return openPG(cfg), nil
 	}
 	s.stopBackend = func() error { return li.destroy(10 * time.Second) }
+	s.pgJSONLogFile = li.path(pgLogName + ".json")
 	if err := finishSetup(ctx, s); err != nil {
 		return nil, fmt.Errorf("%w%s", err, logTail(logPath))
 	}

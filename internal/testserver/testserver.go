@@ -52,13 +52,17 @@ type Server struct {
 	Super   Login  // a setup superuser for inspection and out-of-band changes ("tenantdb_super")
 	Backend string // "local", "docker" or "dsn"
 
-	version  string
-	startup  time.Duration
-	tlsMode  string      // the provider tls mode that works against this server
-	tlsConf  *tls.Config // verifies against CAPEM; nil when CAPEM is ""
-	pid      int         // local backend: the server process (postmaster for PostgreSQL)
-	dir      string      // local backend: the temp dir holding data, socket, certs and logs
-	attempts int         // local backend: server starts it took to bind a free port
+	version string
+	startup time.Duration
+	opts    startOptions // the options it was started with
+	tlsMode string       // the provider tls mode that works against this server
+	tlsConf *tls.Config  // verifies against CAPEM; nil when CAPEM is ""
+	pid     int          // local backend: the server process (postmaster for PostgreSQL)
+	dir     string       // local backend: the temp dir holding data, socket, certs and logs
+	// local backend: server starts it took to bind a free port
+	attempts int
+	// local PostgreSQL: the collector's jsonlog file, read by the statement log
+	pgJSONLogFile string
 
 	// open opens a *sql.DB for the login on the database, over TCP (+TLS per
 	// tlsMode). Set by the backend because DSN-based servers keep the DSN's
@@ -75,34 +79,49 @@ type Server struct {
 	dbs     map[string]*sql.DB
 	stopped bool
 	stopErr error
+
+	// Statement log (statementlog.go), set up on first use.
+	logMu       sync.Mutex
+	stmtLog     statementLogReader
+	logRestored bool // dsn: restore statements for settings we changed are queued in dropSQL
 }
 
 // Start starts a fresh server of the given engine ("mysql" or "postgres") using
-// the backend chosen by environment (see the package comment). Caller must call
-// Stop (RunMain stops leftovers too).
-func Start(ctx context.Context, engine string) (*Server, error) {
+// the backend chosen by environment (see the package comment), configured by
+// opts (e.g. WithLowerCaseTableNames). Caller must call Stop (RunMain stops
+// leftovers too).
+func Start(ctx context.Context, engine string, opts ...Option) (*Server, error) {
 	if engine != EngineMySQL && engine != EnginePostgres {
 		return nil, fmt.Errorf("testserver: unknown engine %q (want %q or %q)", engine, EngineMySQL, EnginePostgres)
+	}
+	o := newStartOptions(opts)
+	if err := o.check(engine); err != nil {
+		return nil, err
 	}
 	backend, err := chooseBackend(engine)
 	if err != nil {
 		return nil, err
 	}
+	if o.needsLocal() && backend != BackendLocal {
+		return nil, fmt.Errorf("testserver: %s %s: only the local backend can start such a server, and %s chose the %s backend "+
+			"(set %s=local, or unset %s)", engine, o, EnvBackend, backend, EnvBackend, dsnEnv(engine))
+	}
 	t0 := time.Now()
 	var s *Server
 	switch backend {
 	case BackendLocal:
-		s, err = startLocal(ctx, engine)
+		s, err = startLocal(ctx, engine, o)
 	case BackendDocker:
 		s, err = startDocker(ctx, engine)
 	case BackendDSN:
 		s, err = startDSN(ctx, engine)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("testserver: start %s (%s backend): %w", engine, backend, err)
+		return nil, fmt.Errorf("testserver: start %s%s (%s backend): %w", engine, o.suffix(), backend, err)
 	}
 	s.startup = time.Since(t0)
 	s.Backend = backend
+	s.opts = o
 	track(s)
 	return s, nil
 }
@@ -147,7 +166,7 @@ func (s *Server) Stop() error {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		s.stopErr = fmt.Errorf("testserver: stop %s (%s): %w", s.Engine, s.Backend, err)
+		s.stopErr = fmt.Errorf("testserver: stop %s%s (%s): %w", s.Engine, s.opts.suffix(), s.Backend, err)
 	}
 	return s.stopErr
 }
@@ -300,27 +319,31 @@ func untrack(s *Server) {
 	liveMu.Unlock()
 }
 
-// Shared returns the package-wide server of that engine, starting it on first
-// use, and fails the test (t.Fatalf, never t.Skip) when it cannot start. A
-// failed start is not retried: every later caller fails with the same error.
-// The test binary's TestMain must use RunMain, which stops the servers.
-func Shared(t testing.TB, engine string) *Server {
+// Shared returns the package-wide server of that engine and options, starting
+// it on first use, and fails the test (t.Fatalf, never t.Skip) when it cannot
+// start. Servers are shared per engine and set of options: Shared(t, "mysql")
+// and Shared(t, "mysql", WithLowerCaseTableNames()) are two servers. A failed
+// start is not retried: every later caller fails with the same error. The
+// test binary's TestMain must use RunMain, which stops the servers.
+func Shared(t testing.TB, engine string, opts ...Option) *Server {
 	t.Helper()
+	o := newStartOptions(opts)
+	key := engine + o.suffix()
 	if !runMainActive.Load() {
 		t.Fatalf("testserver.Shared(%q): TestMain must call testserver.RunMain so that shared servers are stopped: "+
-			"func TestMain(m *testing.M) { os.Exit(testserver.RunMain(m)) }", engine)
+			"func TestMain(m *testing.M) { os.Exit(testserver.RunMain(m)) }", key)
 	}
 	sharedMu.Lock()
-	e := shared[engine]
+	e := shared[key]
 	if e == nil {
 		e = &sharedEntry{}
-		shared[engine] = e
+		shared[key] = e
 	}
 	sharedMu.Unlock()
 	e.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 		defer cancel()
-		e.srv, e.err = Start(ctx, engine)
+		e.srv, e.err = Start(ctx, engine, opts...)
 	})
 	if e.err != nil {
 		t.Fatalf("%v", e.err)

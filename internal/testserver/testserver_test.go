@@ -429,9 +429,10 @@ func TestCleanupAfterAbnormalExit(t *testing.T) {
 					t.Errorf("helper exit: %v, want status %d", err, 128+int(syscall.SIGTERM))
 				}
 			}
-			// The SIGTERM path cleans up before exiting; the watchdog needs a moment.
+			// The SIGTERM path cleans up before exiting; the watchdog needs a
+			// moment (its rm may still be exiting when the dir is gone).
 			deadline := time.Now().Add(10 * time.Second)
-			for time.Now().Before(deadline) && (alive(pid) || exists(dir)) {
+			for time.Now().Before(deadline) && (alive(pid) || exists(dir) || len(processesMentioning(dir)) > 0) {
 				time.Sleep(50 * time.Millisecond)
 			}
 			if alive(pid) {

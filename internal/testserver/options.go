@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package testserver
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Option changes how Start and Shared configure a server.
+type Option func(*startOptions)
+
+// WithLowerCaseTableNames starts MariaDB with lower_case_table_names = 1: the
+// server stores database and table names lower-cased and compares them
+// without regard to case (CREATE DATABASE Foo_X makes foo_x). The setting is
+// given to mariadb-install-db (which passes it to the bootstrap server that
+// creates the system tables) and to mariadbd, as the server requires it to
+// be the same from initialisation on. Engine "mysql" and the local backend
+// only: Start and Shared fail with an error otherwise.
+func WithLowerCaseTableNames() Option {
+	return func(o *startOptions) { o.lowerCaseTableNames = true }
+}
+
+type startOptions struct {
+	lowerCaseTableNames bool
+}
+
+func newStartOptions(opts []Option) startOptions {
+	var o startOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	return o
+}
+
+// check rejects options that make no sense for the engine.
+func (o startOptions) check(engine string) error {
+	if o.lowerCaseTableNames && engine != EngineMySQL {
+		return fmt.Errorf("testserver: WithLowerCaseTableNames is a MariaDB/MySQL setting; engine %q has no such server", engine)
+	}
+	return nil
+}
+
+// needsLocal: options only the local backend can honour (the others use a
+// server that is already initialised, or an image's defaults).
+func (o startOptions) needsLocal() bool { return o.lowerCaseTableNames }
+
+// String describes the options for messages ("with default settings" when none).
+func (o startOptions) String() string {
+	var parts []string
+	if o.lowerCaseTableNames {
+		parts = append(parts, "lower_case_table_names=1")
+	}
+	if len(parts) == 0 {
+		return "with default settings"
+	}
+	return "with " + strings.Join(parts, ", ")
+}
+
+// suffix names the variant in keys and messages: "" for the default server,
+// " (lower_case_table_names=1)" otherwise.
+func (o startOptions) suffix() string {
+	if o == (startOptions{}) {
+		return ""
+	}
+	return " (" + strings.TrimPrefix(o.String(), "with ") + ")"
+}
