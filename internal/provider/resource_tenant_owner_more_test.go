@@ -306,3 +306,43 @@ func TestAccTenantOwner_identity(t *testing.T) {
 		})
 	}
 }
+
+// TestAccTenantOwner_postgresOwnershipDrift: the database handed to another
+// role out of band shows as drift and the next apply hands it back.
+func TestAccTenantOwner_postgresOwnershipDrift(t *testing.T) {
+	s := testAccServer(t, "postgres")
+	db, user := uniqueName("odrift"), uniqueName("app")
+	t.Cleanup(func() {
+		s.dropDatabase(t, db)
+		s.dropLogins(t, user)
+	})
+	cfg := s.serverHCL("") + ownerHCL(db, user, "Odrift-pw-1", 1, "")
+	owner := func() string {
+		var o string
+		if err := s.super(t, "").QueryRow(`SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = $1`, db).Scan(&o); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		TerraformVersionChecks:   writeOnlyTerraform,
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() { s.exec(t, "", fmt.Sprintf("ALTER DATABASE %s OWNER TO %s", s.ident(db), s.ident(s.Admin.Username))) },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("tenantdb_tenant_owner.o", plancheck.ResourceActionUpdate),
+				}},
+				Check: s.check(func() error {
+					if o := owner(); o != user {
+						return fmt.Errorf("database owner = %s after the apply, want %s", o, user)
+					}
+					return nil
+				}),
+			},
+			{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
+	})
+}
