@@ -227,16 +227,8 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 
 // target validates what a CRUD call is about.
 func (r *tenantDatabaseResource) target(ctx context.Context, m tenantDatabaseModel) (serverRef, ddl.DatabaseName, diag.Diagnostics) {
-	ref, known, diags := refFromObject(ctx, m.Server)
+	ref, diags := applyRef(ctx, m.Server)
 	if diags.HasError() {
-		return ref, ddl.DatabaseName{}, diags
-	}
-	if !known {
-		diags.AddError("Server settings are not known", "The server object must be known at apply time.")
-		return ref, ddl.DatabaseName{}, diags
-	}
-	if err := ref.validate(); err != nil {
-		addError(&diags, "validate the server settings", err)
 		return ref, ddl.DatabaseName{}, diags
 	}
 	db, err := ddl.NewDatabaseName(ref.engine(), m.Name.ValueString())

@@ -227,16 +227,8 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 }
 
 func (r *tenantOwnerResource) target(ctx context.Context, m tenantOwnerModel) (ownerTarget, diag.Diagnostics) {
-	ref, known, diags := refFromObject(ctx, m.Server)
+	ref, diags := applyRef(ctx, m.Server)
 	if diags.HasError() {
-		return ownerTarget{}, diags
-	}
-	if !known {
-		diags.AddError("Server settings are not known", "The server object must be known at apply time.")
-		return ownerTarget{}, diags
-	}
-	if err := ref.validate(); err != nil {
-		addError(&diags, "validate the server settings", err)
 		return ownerTarget{}, diags
 	}
 	t, d := ownerRules(ctx, ref, m)

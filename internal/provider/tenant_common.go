@@ -79,3 +79,19 @@ func (privilegesValidator) ValidateSet(ctx context.Context, req validator.SetReq
 		addAttributeError(&resp.Diagnostics, req.Path, mysqlErr)
 	}
 }
+
+// applyRef is the server object of a CRUD call: it must be known and valid.
+func applyRef(ctx context.Context, o types.Object) (serverRef, diag.Diagnostics) {
+	ref, known, diags := refFromObject(ctx, o)
+	if diags.HasError() {
+		return ref, diags
+	}
+	if !known {
+		diags.AddError("Server settings are not known", "The server object must be known at apply time.")
+		return ref, diags
+	}
+	if err := ref.validate(); err != nil {
+		addError(&diags, "validate the server settings", err)
+	}
+	return ref, diags
+}
