@@ -128,3 +128,9 @@ func ErrPostgresOwnerPrivileges(declared []string) *Error {
 			"set cannot be expressed for an owner.",
 		`Set privileges = ["ALL PRIVILEGES"] (or leave it out), and use tenantdb_tenant_grant for logins that need less.`)
 }
+
+// RetainsCurrentPassword reports whether SetPassword can keep the current
+// password valid beside the new one (MySQL 8.0.14+ dual passwords).
+func RetainsCurrentPassword(info ServerInfo) bool {
+	return info.Flavor == FlavorMySQL && info.Version.AtLeast(8, 0, 14)
+}

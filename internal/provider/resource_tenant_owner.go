@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setdefault"
@@ -42,6 +43,8 @@ type tenantOwnerModel struct {
 	Username          types.String `tfsdk:"username"`
 	PasswordWO        types.String `tfsdk:"password_wo"`
 	PasswordWOVersion types.Int64  `tfsdk:"password_wo_version"`
+	RetainPrevious    types.Bool   `tfsdk:"retain_previous_password"`
+	PreviousRetained  types.Bool   `tfsdk:"previous_password_retained"`
 	Privileges        types.Set    `tfsdk:"privileges"`
 	UserCreated       types.Bool   `tfsdk:"user_created"`
 	PreviousUsername  types.String `tfsdk:"previous_username"`
@@ -101,6 +104,18 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 				Optional: true,
 				MarkdownDescription: "Bump to rotate the password: each change runs exactly one password change with the " +
 					"current `password_wo`. The version is the only fingerprint of the password in state.",
+			},
+			"retain_previous_password": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "MySQL 8.0.14+ only (ignored on MariaDB and PostgreSQL, which have no dual " +
+					"passwords): a `password_wo_version` bump keeps the old password valid too (`RETAIN CURRENT PASSWORD`) " +
+					"so clients can switch without an outage; the next apply discards it (`DISCARD OLD PASSWORD`). See " +
+					"`previous_password_retained`.",
+			},
+			"previous_password_retained": schema.BoolAttribute{
+				Computed: true,
+				MarkdownDescription: "True while an old password is still valid after a rotation with " +
+					"`retain_previous_password` (MySQL 8.0.14+); the next apply discards it and sets this to false.",
 			},
 			"privileges": schema.SetAttribute{
 				Optional: true, Computed: true, ElementType: types.StringType,
@@ -204,6 +219,7 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if req.State.Raw.IsNull() {
 		plan.UserCreated = types.BoolUnknown()
 		plan.PreviousUsername = types.StringNull()
+		plan.PreviousRetained = types.BoolValue(false)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -215,6 +231,12 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 		return
 	}
 	refuseServerMove(&resp.Diagnostics, "login", state.Username.ValueString(), stateRef, ref)
+	// A retained old password is discarded by the next apply; a bump with
+	// retain_previous_password may retain one again (MySQL 8.0.14+ only).
+	plan.PreviousRetained = types.BoolValue(false)
+	if !plan.PasswordWOVersion.Equal(state.PasswordWOVersion) && plan.RetainPrevious.ValueBool() {
+		plan.PreviousRetained = types.BoolUnknown()
+	}
 	// A rotation, or a pending drop of a rotated-out login, decides
 	// previous_username only when applied.
 	if !plan.Username.Equal(state.Username) || !state.PreviousUsername.IsNull() {
@@ -285,6 +307,7 @@ func (r *tenantOwnerResource) Create(ctx context.Context, req resource.CreateReq
 	plan.ID = types.StringValue(t.ref.Name + "/" + t.db.String() + "/" + t.user.String())
 	plan.UserCreated = types.BoolValue(true)
 	plan.PreviousUsername = types.StringNull()
+	plan.PreviousRetained = types.BoolValue(false)
 	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, id)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -449,10 +472,29 @@ func (r *tenantOwnerResource) Update(ctx context.Context, req resource.UpdateReq
 		if !ok {
 			return
 		}
-		if recorded, err = srv.SetOwnerPassword(ctx, t.db, t.user, pw, false, recorded); err != nil {
+		retain := plan.RetainPrevious.ValueBool() && ddl.RetainsCurrentPassword(srv.Info())
+		if state.PreviousRetained.ValueBool() {
+			// A second rotation while one is retained: MySQL keeps only one
+			// old password; discard the older one first.
+			if err := srv.DiscardOldOwnerPassword(ctx, t.db, t.user); err != nil {
+				keepOld(err, fmt.Sprintf("discard the old password of login %q", t.user))
+				return
+			}
+		}
+		if recorded, err = srv.SetOwnerPassword(ctx, t.db, t.user, pw, retain, recorded); err != nil {
 			keepOld(err, fmt.Sprintf("set the password of login %q", t.user))
 			return
 		}
+		plan.PreviousRetained = types.BoolValue(retain)
+	case state.PreviousRetained.ValueBool():
+		if err := srv.DiscardOldOwnerPassword(ctx, t.db, t.user); err != nil {
+			keepOld(err, fmt.Sprintf("discard the old password of login %q", t.user))
+			return
+		}
+		plan.PreviousRetained = types.BoolValue(false)
+	}
+	if plan.PreviousRetained.IsUnknown() {
+		plan.PreviousRetained = types.BoolValue(false)
 	}
 	if !plan.Privileges.Equal(state.Privileges) && t.user == old.user {
 		if err := srv.SyncOwnerPrivileges(ctx, t.db, t.user, t.privs, recorded); err != nil {
@@ -548,6 +590,7 @@ func (r *tenantOwnerResource) ImportState(ctx context.Context, req resource.Impo
 		ID:     types.StringValue(ref.Name + "/" + id.Database + "/" + id.Username),
 		Server: obj, Database: types.StringValue(id.Database), Username: types.StringValue(id.Username),
 		PasswordWO: types.StringNull(), PasswordWOVersion: types.Int64Null(),
+		RetainPrevious: types.BoolValue(false), PreviousRetained: types.BoolValue(false),
 		Privileges: types.SetUnknown(types.StringType), UserCreated: types.BoolValue(false),
 		PreviousUsername: types.StringNull(),
 	}

@@ -346,3 +346,38 @@ func TestAccTenantOwner_postgresOwnershipDrift(t *testing.T) {
 		},
 	})
 }
+
+// TestAccTenantOwner_retainPreviousPasswordIgnoredOnMariaDB: the MySQL
+// 8.0.14+ dual-password option is accepted and ignored on MariaDB: the old
+// password stops working at once, nothing stays retained, and the next plan
+// is empty. (The MySQL 8 statements are pinned by the golden files.)
+func TestAccTenantOwner_retainPreviousPasswordIgnoredOnMariaDB(t *testing.T) {
+	s := testAccServer(t, "mysql")
+	db, user := uniqueName("ret"), uniqueName("app")
+	t.Cleanup(func() {
+		s.dropDatabase(t, db)
+		s.dropLogins(t, user)
+	})
+	addr := "tenantdb_tenant_owner.o"
+	rotated := s.serverHCL("") + ownerHCL(db, user, "Ret-pw-2", 2, "retain_previous_password = true")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		TerraformVersionChecks:   writeOnlyTerraform,
+		Steps: []resource.TestStep{
+			{Config: s.serverHCL("") + ownerHCL(db, user, "Ret-pw-1", 1, "retain_previous_password = true")},
+			{
+				Config: rotated,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("previous_password_retained"), knownvalue.Bool(false)),
+				},
+				Check: s.check(func() error {
+					if err := s.as(user, "Ret-pw-1", db, "SELECT 1"); err == nil {
+						return fmt.Errorf("MariaDB has no dual passwords, yet the old one still works")
+					}
+					return s.as(user, "Ret-pw-2", db, "SELECT 1")
+				}),
+			},
+			{Config: rotated, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
+	})
+}
