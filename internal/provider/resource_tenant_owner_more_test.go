@@ -330,8 +330,10 @@ func TestAccTenantOwner_postgresOwnershipDrift(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{
-				PreConfig: func() { s.exec(t, "", fmt.Sprintf("ALTER DATABASE %s OWNER TO %s", s.ident(db), s.ident(s.Admin.Username))) },
-				Config:    cfg,
+				PreConfig: func() {
+					s.exec(t, "", fmt.Sprintf("ALTER DATABASE %s OWNER TO %s", s.ident(db), s.ident(s.Admin.Username)))
+				},
+				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("tenantdb_tenant_owner.o", plancheck.ResourceActionUpdate),
 				}},
