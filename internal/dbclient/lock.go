@@ -4,7 +4,9 @@ package dbclient
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -18,7 +20,6 @@ const lockWait = 60 * time.Second
 // The lock lives on a dedicated connection (both locks are per session) and
 // is released when fn returns, or by the server if the connection dies.
 func (s *Server) WithLock(ctx context.Context, tenant ddl.DatabaseName, fn func(context.Context) error) error {
-	name := "tenantdb:" + tenant.String()
 	if _, held := ctx.Value(lockedConnKey{}).(*sql.Conn); held {
 		return fn(ctx) // already inside a lock of this operation
 	}
@@ -29,27 +30,52 @@ func (s *Server) WithLock(ctx context.Context, tenant ddl.DatabaseName, fn func(
 		return err
 	})
 	if err != nil {
-		return s.readError("lock "+name, err)
+		return s.readError("lock tenantdb:"+tenant.String(), err)
 	}
 	defer conn.Close()
-	var got sql.NullInt64
+	release, err := s.lockOn(ctx, conn, "tenantdb:"+tenant.String())
+	if err != nil {
+		return err
+	}
+	defer release()
+	return fn(context.WithValue(ctx, lockedConnKey{}, conn))
+}
+
+// lockOn takes the named advisory lock on conn, waiting up to lockWait.
+// PostgreSQL advisory lock keys are per database: conn is on the
+// maintenance database, like every other process's.
+func (s *Server) lockOn(ctx context.Context, conn *sql.Conn, name string) (release func(), err error) {
+	name = lockName(name)
 	if s.spec.Engine == ddl.EnginePostgres {
-		// Advisory lock keys are per database: this connection is on the
-		// maintenance database, like every other process's.
 		lctx, cancel := context.WithTimeout(ctx, lockWait)
 		defer cancel()
 		if _, err := conn.ExecContext(lctx, `SELECT pg_advisory_lock(hashtextextended($1, 0))`, name); err != nil {
-			return s.readError("lock "+name, err)
+			return nil, s.readError("lock "+name, err)
 		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, name)
-	} else {
-		if err := conn.QueryRowContext(ctx, `SELECT GET_LOCK(?, ?)`, name, int(lockWait.Seconds())).Scan(&got); err != nil {
-			return s.readError("lock "+name, err)
-		}
-		if !got.Valid || got.Int64 != 1 {
-			return fmt.Errorf("%s: another apply holds the lock %q for more than %s; try again", s.spec.describe(), name, lockWait)
-		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT RELEASE_LOCK(?)`, name)
+		return func() {
+			conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, name)
+		}, nil
 	}
-	return fn(context.WithValue(ctx, lockedConnKey{}, conn))
+	var got sql.NullInt64
+	if err := conn.QueryRowContext(ctx, `SELECT GET_LOCK(?, ?)`, name, int(lockWait.Seconds())).Scan(&got); err != nil {
+		return nil, s.readError("lock "+name, err)
+	}
+	if !got.Valid || got.Int64 != 1 {
+		return nil, fmt.Errorf("%s: another apply holds the lock %q for more than %s; try again", s.spec.describe(), name, lockWait)
+	}
+	return func() { conn.ExecContext(context.WithoutCancel(ctx), `SELECT RELEASE_LOCK(?)`, name) }, nil
+}
+
+// maxLockName is MySQL 8's limit on GET_LOCK names (error 3057 beyond).
+const maxLockName = 64
+
+// lockName keeps a lock name within maxLockName: a longer one (a 64-byte
+// database name after the prefix) becomes its prefix and a digest, the same
+// in every process, so it still excludes the same operations.
+func lockName(name string) string {
+	if len(name) <= maxLockName {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	return "tenantdb#" + hex.EncodeToString(sum[:])[:48]
 }

@@ -125,48 +125,19 @@ func (s *Server) mysqlPrivileges(ctx context.Context, database ddl.DatabaseName,
 	return out, err
 }
 
+// postgresPrivileges reads the scope of the Dialect's SyncPrivileges
+// (schema public): every privilege grantee holds anywhere in it (the
+// database ACL, USAGE and the owner's tables in public, the owner's default
+// privileges), and GRANT OPTION when any of it is grantable, so an
+// out-of-band WITH GRANT OPTION shows as surplus and is revoked. It used to
+// read only the database ACL and the default privileges, ignoring
+// is_grantable. Tenant grants read their whole scope (ReadGrant).
 func (s *Server) postgresPrivileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
-	var out []ddl.Privilege
-	err := s.query(ctx, func(ctx context.Context, db queryer) error {
-		out = nil
-		rows, err := db.QueryContext(ctx, `
-SELECT a.privilege_type
-FROM pg_database d, aclexplode(d.datacl) a
-WHERE d.datname = $1 AND a.grantee = (SELECT oid FROM pg_roles WHERE rolname = $2)
-  AND a.privilege_type IN ('CREATE', 'TEMPORARY')`, database.String(), grantee.String())
-		if err != nil {
-			return err
-		}
-		return scanPrivileges(rows, &out)
-	})
+	g, err := s.pgGrantRead(ctx, database, grantee, false)
 	if err != nil {
 		return nil, err
 	}
-	err = s.queryIn(ctx, database.String(), func(ctx context.Context, db queryer) error {
-		rows, err := db.QueryContext(ctx, `
-SELECT a.privilege_type
-FROM pg_default_acl d, aclexplode(d.defaclacl) a
-WHERE d.defaclrole = (SELECT datdba FROM pg_database WHERE datname = current_database())
-  AND d.defaclnamespace = 'public'::regnamespace AND d.defaclobjtype = 'r'
-  AND a.grantee = (SELECT oid FROM pg_roles WHERE rolname = $1)`, grantee.String())
-		if err != nil {
-			return err
-		}
-		return scanPrivileges(rows, &out)
-	})
-	return out, err
-}
-
-func scanPrivileges(rows *sql.Rows, out *[]ddl.Privilege) error {
-	defer rows.Close()
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			return err
-		}
-		*out = append(*out, ddl.NormalizePrivilege(p))
-	}
-	return rows.Err()
+	return g.read.Held().Any, nil
 }
 
 // Session is a connection to a tenant database that this provider did not open.

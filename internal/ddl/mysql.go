@@ -102,8 +102,11 @@ func (d mysql) SyncPrivileges(db DatabaseName, grantee, _ Username, diff Privile
 	var p Plan
 	target, account := mysqlGrantTarget(db), mysqlAccount(grantee)
 	if len(diff.Grant) > 0 {
-		p.Statements = append(p.Statements,
-			sql("GRANT ", joinPrivileges(diff.Grant), " ON ", target, " TO ", account).done())
+		grant := sql("GRANT ", joinPrivileges(diff.Grant), " ON ", target, " TO ", account)
+		if d.info.Flavor == FlavorMariaDB {
+			grant = sql(mariaDBNoAutoCreate, "GRANT ", joinPrivileges(diff.Grant), " ON ", target, " TO ", account)
+		}
+		p.Statements = append(p.Statements, grant.done())
 	}
 	var revoke []Privilege
 	grantOption := false
@@ -143,3 +146,12 @@ func (d mysql) RevokeAll(db DatabaseName, grantee, _ Username) Plan {
 		sql("REVOKE GRANT OPTION ON ", target, " FROM ", account).okIfMissing().done(),
 	}}
 }
+
+// mariaDBNoAutoCreate: MariaDB's GRANT creates a missing account, without a
+// password, unless sql_mode has NO_AUTO_CREATE_USER, and the admin holds
+// CREATE USER (it creates tenant owners). The pinned session sql_mode lacks
+// it (MySQL 8 no longer knows the mode: its GRANT never creates accounts),
+// so every MariaDB grant statement carries it itself: a principal dropped
+// between the existence check and the GRANT makes the GRANT fail (1133)
+// instead of bringing a passwordless account into existence.
+const mariaDBNoAutoCreate = "SET STATEMENT sql_mode = '" + MySQLSessionSQLMode + ",NO_AUTO_CREATE_USER' FOR "

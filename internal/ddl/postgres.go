@@ -130,45 +130,15 @@ func splitPostgres(ps []Privilege) (database, table []Privilege) {
 
 // SyncPrivileges: a grant on PostgreSQL means CONNECT and USAGE on schema
 // public, the declared table privileges on every table there now, and the
-// same on tables the database owner creates later (default privileges).
+// same on tables the database owner creates later (default privileges). A
+// GRANT OPTION in diff.Revoke (read back from an out-of-band WITH GRANT
+// OPTION) is revoked from every object in that scope. Without a schema list
+// this is the public-schema scope of a tenant grant (see SyncGrant).
 func (d postgres) SyncPrivileges(db DatabaseName, grantee, dbOwner Username, diff PrivilegeDiff) Plan {
-	var p Plan
-	dbq, g, owner := pgIdent(db.s), pgIdent(grantee.s), pgIdent(dbOwner.s)
-	add := func(b *stmt) { p.Statements = append(p.Statements, b.done()) }
-	if len(diff.Grant) > 0 {
-		var dbPrivs, tablePrivs string
-		if slices.Equal(diff.Grant, []Privilege{AllPrivileges}) {
-			dbPrivs, tablePrivs = "ALL PRIVILEGES", "ALL PRIVILEGES"
-		} else {
-			database, table := splitPostgres(diff.Grant)
-			dbPrivs = joinPrivileges(append([]Privilege{"CONNECT"}, database...))
-			tablePrivs = joinPrivileges(table)
-		}
-		add(sql("GRANT ", dbPrivs, " ON DATABASE ", dbq, " TO ", g))
-		add(sql("GRANT USAGE ON SCHEMA public TO ", g).in(db.s))
-		if tablePrivs != "" {
-			add(sql("GRANT ", tablePrivs, " ON ALL TABLES IN SCHEMA public TO ", g).in(db.s))
-			add(sql("ALTER DEFAULT PRIVILEGES FOR ROLE ", owner, " IN SCHEMA public GRANT ", tablePrivs, " ON TABLES TO ", g).in(db.s))
-		}
-	}
-	database, table := splitPostgres(diff.Revoke)
-	if len(database) > 0 {
-		add(sql("REVOKE ", joinPrivileges(database), " ON DATABASE ", dbq, " FROM ", g))
-	}
-	if len(table) > 0 {
-		tp := joinPrivileges(table)
-		add(sql("REVOKE ", tp, " ON ALL TABLES IN SCHEMA public FROM ", g).in(db.s))
-		add(sql("ALTER DEFAULT PRIVILEGES FOR ROLE ", owner, " IN SCHEMA public REVOKE ", tp, " ON TABLES FROM ", g).in(db.s))
-	}
-	return p
+	return postgresSync(db, grantee, dbOwner, publicScope, diff)
 }
 
+// RevokeAll removes what grantee holds in the public-schema scope.
 func (d postgres) RevokeAll(db DatabaseName, grantee, dbOwner Username) Plan {
-	dbq, g, owner := pgIdent(db.s), pgIdent(grantee.s), pgIdent(dbOwner.s)
-	return Plan{Statements: []Statement{
-		sql("ALTER DEFAULT PRIVILEGES FOR ROLE ", owner, " IN SCHEMA public REVOKE ALL ON TABLES FROM ", g).in(db.s).okIfMissing().done(),
-		sql("REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ", g).in(db.s).okIfMissing().done(),
-		sql("REVOKE ALL ON SCHEMA public FROM ", g).in(db.s).okIfMissing().done(),
-		sql("REVOKE ALL ON DATABASE ", dbq, " FROM ", g).okIfMissing().done(),
-	}}
+	return postgresRevokeAll(db, grantee, dbOwner, publicScope)
 }

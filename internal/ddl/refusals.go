@@ -53,3 +53,13 @@ func ErrDatabaseGone(server string, db DatabaseName) error {
 		"nothing to alter. Run terraform apply again with refresh (the default): the refresh notices it is gone "+
 		"and the apply creates it again", db, server)
 }
+
+// ErrGrantUserMissing: a tenant grant names a principal that does not
+// exist. Grants bring no principal into existence.
+func ErrGrantUserMissing(server string, user Username) *Error {
+	return refuse(GrantUserMissing, fmt.Sprintf("principal %q on server %q", user, server),
+		"No such principal exists (MySQL/MariaDB: the account '"+user.s+"'@'%'; PostgreSQL: a role of that name). "+
+			"tenantdb_tenant_grant grants to existing principals only and never creates one. Nothing was changed.",
+		"Create the principal outside this resource (by hand, or with the resource that manages it), then apply "+
+			"again: the same configuration succeeds once it exists.")
+}

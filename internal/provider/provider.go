@@ -110,6 +110,7 @@ func (p *tenantdbProvider) Resources(_ context.Context) []func() resource.Resour
 		NewDBServerResource,
 		NewTenantDatabaseResource,
 		NewTenantOwnerResource,
+		NewTenantGrantResource,
 	}
 }
 

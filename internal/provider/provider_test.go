@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
 )
 
@@ -35,13 +36,30 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// testAccProviders serves the provider in-process for terraform.
+// testAccProviders serves the provider in-process for terraform: a fresh
+// provider (and connection registry) per terraform command, as a real
+// plugin process would have. The testing library never stops an in-process
+// provider, so the previous command's registry is closed when the next one
+// starts (acceptance tests run one command at a time); otherwise every
+// command leaves its admin pool open and a few dozen PostgreSQL commands a
+// minute exhaust the server's connection slots (53300), which a real plugin
+// process, ended by terraform after each command, never does.
 var testAccProviders = map[string]func() (tfprotov6.ProviderServer, error){
-	// A fresh provider (and connection registry) per terraform command, as
-	// a real plugin process would have.
 	"tenantdb": func() (tfprotov6.ProviderServer, error) {
-		return providerserver.NewProtocol6WithError(New("test")())()
+		p := New("test")().(*tenantdbProvider)
+		openRegistries.mu.Lock()
+		for _, r := range openRegistries.open {
+			r.Close()
+		}
+		openRegistries.open = []*dbclient.Registry{p.registry}
+		openRegistries.mu.Unlock()
+		return providerserver.NewProtocol6WithError(p)()
 	},
+}
+
+var openRegistries struct {
+	mu   sync.Mutex
+	open []*dbclient.Registry
 }
 
 // accServer is a shared throwaway server plus the server name the test

@@ -458,8 +458,35 @@ func pieceIsDDL(engine, code string) bool {
 			w3, _ := firstWord(rest)
 			return w3 == "ROLE"
 		}
+		// MariaDB: SET STATEMENT var = value[, ...] FOR <statement> runs
+		// <statement> (tenantdb wraps its grants so): classify that.
+		if w2 == "STATEMENT" && engine == EngineMySQL {
+			if inner, ok := afterFor(rest); ok {
+				return pieceIsDDL(engine, inner)
+			}
+		}
 	}
 	return false
+}
+
+// afterFor returns what follows the first FOR keyword outside quotes.
+func afterFor(s string) (string, bool) {
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+		case (c == 'F' || c == 'f') && i+3 <= len(s) && strings.EqualFold(s[i:i+3], "FOR") &&
+			(i == 0 || !isIdentByte(s[i-1])) && (i+3 == len(s) || !isIdentByte(s[i+3])):
+			return s[i+3:], true
+		}
+	}
+	return "", false
 }
 
 // firstWord returns the first run of letters in code (after whitespace),

@@ -15,14 +15,14 @@ DROP DATABASE IF EXISTS `acme_1`;
 -- == create owner (ALL PRIVILEGES) ==
 -- claim: fails if it exists; never retried after a lost connection
 CREATE USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
-GRANT ALL PRIVILEGES ON `acme\_1`.* TO 'acme_app'@'%';
+SET STATEMENT sql_mode = 'NO_BACKSLASH_ESCAPES,STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION,NO_AUTO_CREATE_USER' FOR GRANT ALL PRIVILEGES ON `acme\_1`.* TO 'acme_app'@'%';
 -- undo
 DROP USER IF EXISTS 'acme_app'@'%';
 
 -- == create owner (SELECT, DELETE) ==
 -- claim: fails if it exists; never retried after a lost connection
 CREATE USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
-GRANT DELETE, SELECT ON `acme\_1`.* TO 'acme_app'@'%';
+SET STATEMENT sql_mode = 'NO_BACKSLASH_ESCAPES,STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION,NO_AUTO_CREATE_USER' FOR GRANT DELETE, SELECT ON `acme\_1`.* TO 'acme_app'@'%';
 -- undo
 DROP USER IF EXISTS 'acme_app'@'%';
 
@@ -37,7 +37,7 @@ ALTER USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
 -- == rotate owner: handover ==
 -- claim: fails if it exists; never retried after a lost connection
 CREATE USER 'acme_app2'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
-GRANT ALL PRIVILEGES ON `acme\_1`.* TO 'acme_app2'@'%';
+SET STATEMENT sql_mode = 'NO_BACKSLASH_ESCAPES,STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION,NO_AUTO_CREATE_USER' FOR GRANT ALL PRIVILEGES ON `acme\_1`.* TO 'acme_app2'@'%';
 -- undo
 DROP USER IF EXISTS 'acme_app2'@'%';
 
@@ -48,16 +48,16 @@ DROP USER IF EXISTS 'acme_app'@'%';
 DROP USER IF EXISTS 'acme_app'@'%';
 
 -- == grant: fresh SELECT, DELETE ==
-GRANT DELETE, SELECT ON `acme\_1`.* TO 'maester'@'%';
+SET STATEMENT sql_mode = 'NO_BACKSLASH_ESCAPES,STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION,NO_AUTO_CREATE_USER' FOR GRANT DELETE, SELECT ON `acme\_1`.* TO 'maester'@'%';
 
 -- == grant: fresh ALL ==
-GRANT ALL PRIVILEGES ON `acme\_1`.* TO 'maester'@'%';
+SET STATEMENT sql_mode = 'NO_BACKSLASH_ESCAPES,STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION,NO_AUTO_CREATE_USER' FOR GRANT ALL PRIVILEGES ON `acme\_1`.* TO 'maester'@'%';
 
 -- == grant: narrow ALL to SELECT, DELETE ==
 REVOKE ALTER, ALTER ROUTINE, CREATE, CREATE ROUTINE, CREATE TEMPORARY TABLES, CREATE VIEW, DELETE HISTORY, DROP, EVENT, EXECUTE, INDEX, INSERT, LOCK TABLES, REFERENCES, SHOW VIEW, TRIGGER, UPDATE ON `acme\_1`.* FROM 'maester'@'%';
 
 -- == grant: swap INSERT for DELETE ==
-GRANT DELETE ON `acme\_1`.* TO 'maester'@'%';
+SET STATEMENT sql_mode = 'NO_BACKSLASH_ESCAPES,STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION,NO_AUTO_CREATE_USER' FOR GRANT DELETE ON `acme\_1`.* TO 'maester'@'%';
 REVOKE INSERT ON `acme\_1`.* FROM 'maester'@'%';
 
 -- == grant: revoke all ==

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// Tenant grants: privileges on one tenant database for a principal that
+// already exists and is never created, dropped or altered otherwise. A grant
+// is about two objects, the database and the principal, and records the
+// identity of both when it is made or imported (see Identity and
+// LoginIdentity); every later change first checks that both are still those
+// objects, so a principal dropped and re-created by someone else (or a
+// database) is never granted to or revoked from by this grant.
+
+// GrantIdentity names the two objects of a tenant grant.
+type GrantIdentity struct {
+	Database  Identity
+	Principal Identity
+}
+
+// GrantState is a tenant grant as the server has it.
+type GrantState struct {
+	DatabaseFound  bool
+	PrincipalFound bool
+	Identity       GrantIdentity
+	Held           ddl.GrantHeld
+}
+
+// ReadGrant reads a grant for a refresh or an import: the database (from
+// the catalog snapshot), the principal and what it holds on the database.
+// A missing database or principal is a value, not an error.
+func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (GrantState, error) {
+	var st GrantState
+	dbState, dbID, err := s.DatabaseWithIdentity(ctx, db)
+	if err != nil || dbState == nil {
+		return st, err
+	}
+	st.DatabaseFound, st.Identity.Database = true, dbID
+	if s.info.Flavor == ddl.FlavorPostgres {
+		// One query inside the tenant database says it all, the
+		// principal's OID included.
+		g, err := s.pgGrantRead(ctx, db, user, true)
+		if err != nil {
+			return st, s.readError(fmt.Sprintf("read the grant of %s on %s", user, db), err)
+		}
+		if g.principalOID == "" {
+			return st, nil
+		}
+		sid, err := s.serverID(ctx)
+		if err != nil {
+			return st, err
+		}
+		st.PrincipalFound, st.Identity.Principal = true, Identity("pg:"+sid+":"+g.principalOID)
+		st.Held = g.read.Held()
+		return st, nil
+	}
+	pid, found, err := s.LoginIdentity(ctx, user)
+	if err != nil || !found {
+		return st, err
+	}
+	st.PrincipalFound, st.Identity.Principal = true, pid
+	privs, err := s.Privileges(ctx, db, user)
+	if err != nil {
+		return st, err
+	}
+	st.Held = ddl.HeldEverywhere(privs)
+	return st, nil
+}
+
+// CreateGrant grants desired to an existing principal on db (and revokes
+// any surplus it already holds there), and returns the identities to
+// record. A principal that does not exist is refused with GrantUserMissing
+// before any statement runs; a later call succeeds once it exists.
+func (s *Server) CreateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username, desired ddl.PrivilegeSet) (GrantIdentity, error) {
+	var ids GrantIdentity
+	err := s.withGrantLock(ctx, db, user, func(ctx context.Context) error {
+		d, err := s.databaseDirect(ctx, db)
+		if err != nil {
+			return err
+		}
+		if d == nil {
+			return fmt.Errorf("%s: database %q does not exist: create it first (tenantdb_tenant_database); nothing was changed",
+				s.spec.describe(), db)
+		}
+		if ids.Database, err = s.identityOf(ctx, d); err != nil {
+			return err
+		}
+		pid, found, err := s.LoginIdentity(ctx, user)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return ddl.ErrGrantUserMissing(s.spec.Name, user)
+		}
+		ids.Principal = pid
+		return s.syncGrantLocked(ctx, db, user, desired)
+	})
+	return ids, err
+}
+
+// UpdateGrant moves a grant to desired after checking, under the locks,
+// that the database and the principal are still the recorded objects: on a
+// mismatch nothing is granted or revoked (IdentityMismatch).
+func (s *Server) UpdateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username, desired ddl.PrivilegeSet, recorded GrantIdentity) error {
+	return s.withGrantLock(ctx, db, user, func(ctx context.Context) error {
+		c, err := s.CheckIdentity(ctx, db, recorded.Database)
+		if err != nil {
+			return err
+		}
+		if !c.Found {
+			return ddl.ErrDatabaseGone(s.spec.Name, db)
+		}
+		if c.Verdict != Same {
+			return ddl.ErrIdentityMismatch(s.spec.Name, db, mismatchWhy(c.Verdict))
+		}
+		pc, err := s.CheckLogin(ctx, user, recorded.Principal)
+		if err != nil {
+			return err
+		}
+		if !pc.Found {
+			return ddl.ErrGrantUserMissing(s.spec.Name, user)
+		}
+		if pc.Verdict != Same {
+			return ddl.ErrGrantIdentityMismatch(s.spec.Name, fmt.Sprintf("principal %q", user), PrincipalMismatchWhy(pc.Verdict))
+		}
+		return s.syncGrantLocked(ctx, db, user, desired)
+	})
+}
+
+// GrantRevoke says what RevokeGrant did.
+type GrantRevoke struct {
+	Outcome DropOutcome // Dropped: revoked; AlreadyGone: nothing left to revoke; NotOurs: nothing revoked
+	Why     string      // NotOurs: which object is not the recorded one, and why
+}
+
+// RevokeGrant removes everything the principal holds on db, and nothing
+// elsewhere, if both are still the recorded objects. A principal that has
+// disappeared is not an error (nothing can be left: MySQL/MariaDB drop an
+// account's grants with it, and PostgreSQL drops no role that holds any).
+// On MySQL/MariaDB the grant row outlives DROP DATABASE, so it is revoked
+// even when the database is gone: a later database of that name would
+// otherwise inherit it.
+func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded GrantIdentity) (GrantRevoke, error) {
+	out := GrantRevoke{Outcome: Dropped}
+	err := s.withGrantLock(ctx, db, user, func(ctx context.Context) error {
+		pc, err := s.CheckLogin(ctx, user, recorded.Principal)
+		if err != nil {
+			return err
+		}
+		if !pc.Found {
+			out.Outcome = AlreadyGone
+			return nil
+		}
+		if pc.Verdict != Same {
+			out = GrantRevoke{Outcome: NotOurs, Why: fmt.Sprintf("Principal %q: %s", user, PrincipalMismatchWhy(pc.Verdict))}
+			return nil
+		}
+		c, err := s.CheckIdentity(ctx, db, recorded.Database)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !c.Found && s.info.Flavor == ddl.FlavorPostgres:
+			out.Outcome = AlreadyGone // its privileges went with the database
+			return nil
+		case c.Found && c.Verdict != Same:
+			out = GrantRevoke{Outcome: NotOurs, Why: fmt.Sprintf("Database %q: %s", db, mismatchWhy(c.Verdict))}
+			return nil
+		}
+		if s.info.Flavor != ddl.FlavorPostgres {
+			if err := s.exec(ctx, ddl.RevokeGrant(s.Dialect(), db, user, ddl.Username{}, ddl.PostgresGrantScope{})); err != nil {
+				return err
+			}
+			left, err := s.Privileges(ctx, db, user)
+			if err == nil && len(left) > 0 {
+				err = fmt.Errorf("%s: after revoking, %q still holds %v on %q", s.spec.describe(), user, left, db)
+			}
+			return err
+		}
+		g, err := s.pgGrantRead(ctx, db, user, true)
+		if err != nil {
+			return s.readError(fmt.Sprintf("read the grant of %s on %s", user, db), err)
+		}
+		if g.granteeIsOwner {
+			out = GrantRevoke{Outcome: NotOurs, Why: fmt.Sprintf("Principal %q now owns database %q, and revoking from the "+
+				"owner would strip its own rights.", user, db)}
+			return nil
+		}
+		owner, err := g.ownerName(s, db)
+		if err != nil {
+			return err
+		}
+		if err := s.exec(ctx, ddl.RevokeGrant(s.Dialect(), db, user, owner, g.scope)); err != nil {
+			return err
+		}
+		after, err := s.pgGrantRead(ctx, db, user, true)
+		if err != nil {
+			return s.readError(fmt.Sprintf("read the grant of %s on %s back", user, db), err)
+		}
+		if left := after.read.Held().Any; len(left) > 0 || len(after.read.Database) > 0 || after.read.UsableSchemas > 0 {
+			return fmt.Errorf("%s: after revoking, %q still holds %v (database rights %v, USAGE on %d schema(s)) on %q",
+				s.spec.describe(), user, left, after.read.Database, after.read.UsableSchemas, db)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// syncGrantLocked reads what user holds on db, grants the missing
+// privileges, revokes the surplus, and reads back to prove the server took
+// it (PostgreSQL grants nothing, with only a warning, on an object the
+// admin may not grant on). The caller holds both locks and has checked
+// that the principal exists.
+func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user ddl.Username, desired ddl.PrivilegeSet) error {
+	read := func() (ddl.GrantHeld, *pgGrant, error) {
+		if s.info.Flavor != ddl.FlavorPostgres {
+			privs, err := s.Privileges(ctx, db, user)
+			return ddl.HeldEverywhere(privs), nil, err
+		}
+		g, err := s.pgGrantRead(ctx, db, user, true)
+		if err != nil {
+			return ddl.GrantHeld{}, nil, s.readError(fmt.Sprintf("read the grant of %s on %s", user, db), err)
+		}
+		return g.read.Held(), &g, nil
+	}
+	held, g, err := read()
+	if err != nil {
+		return err
+	}
+	var owner ddl.Username
+	var scope ddl.PostgresGrantScope
+	if g != nil {
+		if g.principalOID == "" {
+			return ddl.ErrGrantUserMissing(s.spec.Name, user)
+		}
+		if g.granteeIsOwner {
+			return ddl.ErrGrantToDatabaseOwner(s.spec.Name, db, user)
+		}
+		if !g.adminActsAsOwner {
+			return ddl.ErrAdminNotOwnerMember(s.spec.Name, db, g.owner, s.spec.Username)
+		}
+		if owner, err = g.ownerName(s, db); err != nil {
+			return err
+		}
+		scope = g.scope
+	}
+	diff := held.Diff(s.info, desired)
+	if diff.Empty() {
+		return nil
+	}
+	if err := s.exec(ctx, ddl.SyncGrant(s.Dialect(), db, user, owner, scope, diff)); err != nil {
+		if codesPrincipalMissing[codeOf(err)] {
+			if _, found, lerr := s.LoginIdentity(ctx, user); lerr == nil && !found {
+				return ddl.ErrGrantUserMissing(s.spec.Name, user)
+			}
+		}
+		return err
+	}
+	after, _, err := read()
+	if err != nil {
+		return err
+	}
+	if got, want := after.Reported(s.info, desired), desired.Expand(s.info); !slices.Equal(got, want) {
+		return fmt.Errorf("%s: the server did not take the grant: %q holds %v on %q after the change, want %v",
+			s.spec.describe(), user, got, db, want)
+	}
+	return nil
+}
+
+// codesPrincipalMissing: a grant statement failed because its principal is
+// gone (dropped after the existence check): MariaDB with
+// NO_AUTO_CREATE_USER 1133, MySQL 8 1410 (GRANT may not create it),
+// PostgreSQL 42704.
+var codesPrincipalMissing = map[string]bool{"mysql:1133": true, "mysql:1410": true, "pg:42704": true}
+
+// PrincipalMismatchWhy explains a principal whose identity changed.
+func PrincipalMismatchWhy(v Verdict) string {
+	if v == OtherServer {
+		return "The server at this address is not the server the grant was made or imported on (its server identity differs)."
+	}
+	return "A principal of that name exists, but it is not the one this grant was made or imported for: it was dropped " +
+		"and re-created outside Terraform (on MariaDB, whose accounts carry no identity, a password reset by its " +
+		"administrator looks the same), or the address now leads to another server."
+}
+
+// withGrantLock holds the tenant's lock and, inside it, the principal's:
+// grants to one principal on several databases are serialised, so they never
+// update one catalog row at once ("tuple concurrently updated" is retried
+// as transient anyway). The order is always database, then principal.
+func (s *Server) withGrantLock(ctx context.Context, db ddl.DatabaseName, user ddl.Username, fn func(context.Context) error) error {
+	return s.WithLock(ctx, db, func(ctx context.Context) error {
+		conn, ok := ctx.Value(lockedConnKey{}).(*sql.Conn)
+		if !ok {
+			return errors.New("internal error: principal lock taken outside a tenant lock")
+		}
+		release, err := s.lockOn(ctx, conn, "tenantdb-principal:"+user.String())
+		if err != nil {
+			return err
+		}
+		defer release()
+		return fn(ctx)
+	})
+}
+
+// pgGrant is one read of the PostgreSQL catalogs inside a tenant database.
+type pgGrant struct {
+	read             ddl.PostgresGrantRead
+	scope            ddl.PostgresGrantScope
+	owner            string // the database owner (datdba)
+	granteeIsOwner   bool
+	adminActsAsOwner bool   // the admin has the owner's privileges (member, or the owner itself, or superuser)
+	principalOID     string // "" when no such role exists
+}
+
+func (g pgGrant) ownerName(s *Server, db ddl.DatabaseName) (ddl.Username, error) {
+	u, err := ddl.NewUsername(s.spec.Engine, g.owner)
+	if err != nil {
+		return ddl.Username{}, fmt.Errorf("%s: database %q is owned by role %q, whose name tenantdb cannot manage: %w",
+			s.spec.describe(), db, g.owner, err)
+	}
+	return u, nil
+}
+
+// pgGrantQuery reads, inside the tenant database, everything a grant is:
+// the principal's entries in the ACLs of the database, of the tenant
+// schemas (owned by the database owner, or public through
+// pg_database_owner; $2 false: public only), of the owner's tables there,
+// and of the owner's default privileges on tables (per tenant schema, and
+// database-wide), with grant options; and the facts around them. One row
+// per fact: kind, name, grantable, count.
+const pgGrantQuery = `
+WITH g AS (SELECT oid FROM pg_roles WHERE rolname = $1),
+d AS (SELECT oid, datdba, datacl FROM pg_database WHERE datname = current_database()),
+s AS (SELECT n.oid, n.nspname, n.nspacl FROM pg_namespace n, d
+      WHERE n.nspowner IN (d.datdba, 'pg_database_owner'::regrole)
+        AND n.nspname NOT LIKE 'pg\_%' AND n.nspname <> 'information_schema'
+        AND ($2::boolean OR n.nspname = 'public')),
+t AS (SELECT c.oid, c.relacl FROM pg_class c JOIN s ON c.relnamespace = s.oid, d
+      WHERE c.relowner = d.datdba AND c.relkind IN ('r', 'p', 'v', 'm', 'f')),
+da AS (SELECT x.defaclnamespace AS nsp, a.privilege_type, a.is_grantable
+       FROM d, pg_default_acl x, aclexplode(x.defaclacl) a, g
+       WHERE x.defaclrole = d.datdba AND x.defaclobjtype = 'r' AND a.grantee = g.oid
+         AND (x.defaclnamespace = 0 OR x.defaclnamespace IN (SELECT oid FROM s)))
+SELECT 'database', a.privilege_type, bool_or(a.is_grantable), count(*)::int
+  FROM d, aclexplode(d.datacl) a, g WHERE a.grantee = g.oid GROUP BY 2
+UNION ALL SELECT 'schema-acl', a.privilege_type, bool_or(a.is_grantable), count(DISTINCT s.oid)::int
+  FROM s, aclexplode(s.nspacl) a, g WHERE a.grantee = g.oid GROUP BY 2
+UNION ALL SELECT 'table', a.privilege_type, bool_or(a.is_grantable), count(DISTINCT t.oid)::int
+  FROM t, aclexplode(t.relacl) a, g WHERE a.grantee = g.oid GROUP BY 2
+UNION ALL SELECT 'schema-default', privilege_type, bool_or(is_grantable), count(DISTINCT nsp)::int
+  FROM da WHERE nsp <> 0 GROUP BY 2
+UNION ALL SELECT 'wide-default', privilege_type, bool_or(is_grantable), 0 FROM da WHERE nsp = 0 GROUP BY 2
+UNION ALL SELECT 'schema', nspname::text, false, 0 FROM s
+UNION ALL SELECT 'tables', '', false, (SELECT count(*) FROM t)::int
+UNION ALL SELECT 'owner', pg_get_userbyid(d.datdba), COALESCE(d.datdba = (SELECT oid FROM g), false), 0 FROM d
+UNION ALL SELECT 'admin', '', pg_has_role(current_user, d.datdba, 'USAGE'), 0 FROM d
+UNION ALL SELECT 'principal', oid::text, false, 0 FROM g`
+
+// pgGrantRead runs pgGrantQuery in db for grantee; allSchemas false limits
+// the scope to schema public (the Dialect's SyncPrivileges).
+func (s *Server) pgGrantRead(ctx context.Context, db ddl.DatabaseName, grantee ddl.Username, allSchemas bool) (pgGrant, error) {
+	var g pgGrant
+	err := s.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {
+		g = pgGrant{read: ddl.PostgresGrantRead{OnTables: map[ddl.Privilege]int{}, InDefaults: map[ddl.Privilege]int{}}}
+		rows, err := q.QueryContext(ctx, pgGrantQuery, grantee.String(), allSchemas)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		r := &g.read
+		for rows.Next() {
+			var kind, name string
+			var grantable bool
+			var n int
+			if err := rows.Scan(&kind, &name, &grantable, &n); err != nil {
+				return err
+			}
+			p := ddl.NormalizePrivilege(name)
+			switch kind {
+			case "database":
+				r.Database, r.Grantable = append(r.Database, p), r.Grantable || grantable
+			case "schema-acl":
+				if p == "USAGE" {
+					r.UsableSchemas = n
+				}
+				r.Grantable = r.Grantable || grantable
+			case "table":
+				r.OnTables[p], r.Grantable = n, r.Grantable || grantable
+			case "schema-default":
+				r.InDefaults[p], r.Grantable = n, r.Grantable || grantable
+			case "wide-default":
+				r.WideDefaults, r.Grantable = append(r.WideDefaults, p), r.Grantable || grantable
+				g.scope.WideDefaults = true
+			case "schema":
+				sn, err := ddl.NewCatalogSchemaName(name)
+				if err != nil {
+					return err
+				}
+				g.scope.Schemas = append(g.scope.Schemas, sn)
+				r.Schemas++
+			case "tables":
+				r.Tables = n
+			case "owner":
+				g.owner, g.granteeIsOwner = name, grantable
+			case "admin":
+				g.adminActsAsOwner = grantable
+			case "principal":
+				g.principalOID = name
+			}
+		}
+		return rows.Err()
+	})
+	slices.SortFunc(g.scope.Schemas, func(a, b ddl.SchemaName) int { return strings.Compare(a.String(), b.String()) })
+	return g, err
+}

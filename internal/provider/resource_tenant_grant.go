@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = &tenantGrantResource{}
+	_ resource.ResourceWithImportState = &tenantGrantResource{}
+	_ resource.ResourceWithModifyPlan  = &tenantGrantResource{}
+)
+
+// NewTenantGrantResource is the tenantdb_tenant_grant resource: privileges
+// on one tenant database for a principal that already exists. It never
+// creates, alters or drops a principal.
+func NewTenantGrantResource() resource.Resource { return &tenantGrantResource{} }
+
+type tenantGrantResource struct{ data *providerData }
+
+type tenantGrantModel struct {
+	ID         types.String `tfsdk:"id"`
+	Server     types.Object `tfsdk:"server"`
+	Database   types.String `tfsdk:"database"`
+	Username   types.String `tfsdk:"username"`
+	Privileges types.Set    `tfsdk:"privileges"`
+}
+
+// principalIdentityKey keeps the identity of the principal in private
+// state; identityKey keeps the database's.
+const principalIdentityKey = "principal_identity"
+
+func (r *tenantGrantResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_tenant_grant"
+}
+
+func (r *tenantGrantResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Privileges on one tenant database for a principal that **already exists** " +
+			"(MySQL/MariaDB: the account `'username'@'%'`; PostgreSQL: a role). A grant never creates, alters or drops " +
+			"the principal: if it does not exist the apply fails with `GrantUserMissing` and changes nothing, and the " +
+			"same configuration succeeds once the principal exists. `privileges` is desired state in both directions, " +
+			"scoped to this one database: missing privileges are granted first, then only the surplus is revoked, and " +
+			"an out-of-band grant or revoke on the database (`WITH GRANT OPTION` included) shows as drift and is " +
+			"corrected. Nothing is ever granted `WITH GRANT OPTION`. Destroy revokes everything the principal holds " +
+			"on this database and nothing elsewhere; a principal that has meanwhile disappeared is not an error.\n\n" +
+			"The grant records the identity of the database and of the principal when it is created or imported; " +
+			"an update or destroy first checks both, so a principal (or database) dropped and re-created by someone " +
+			"else is never granted to or revoked from: an update refuses (`IdentityMismatch`), a destroy revokes " +
+			"nothing and warns. On MariaDB an account's only identity is when its password was last set, so a " +
+			"password reset by the principal's administrator looks the same: the next refresh reports drift, removes " +
+			"the grant from state, and the next apply grants again to the account as it is now.\n\n" +
+			"**PostgreSQL.** A grant on a tenant database lets the principal do those operations on the tenant's " +
+			"tables now and on tables the owner creates later. It means: `CONNECT` on the database; `USAGE` on the " +
+			"tenant's schemas (those the database owner owns, and `public`); the table privileges on every table, " +
+			"view and foreign table the owner has there now; and `ALTER DEFAULT PRIVILEGES FOR ROLE <owner> IN SCHEMA " +
+			"...` so that tables the owner creates there later carry them too. `CREATE` and `TEMPORARY` are the " +
+			"database privileges. All of it is read back from the catalogs (`pg_database`, `pg_namespace`, `pg_class`, " +
+			"`pg_default_acl`): a privilege missing on one table, one schema or the default privileges is drift. A " +
+			"schema the owner creates after the grant shows as drift on the next refresh and the next apply covers " +
+			"it. Sequences are not granted (identity columns need none; `serial` columns need `USAGE` on their " +
+			"sequence). A username rotation of the `tenantdb_tenant_owner` carries its default privileges to the new " +
+			"owner, so grantees keep access to tables created after the rotation. The admin grants as the owner: it " +
+			"must be a member of the owner role (`tenantdb_tenant_owner` makes it one).",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed: true, MarkdownDescription: "`<server name>/<database>/<username>`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"server": serverAttribute(),
+			"database": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "The tenant database (`tenantdb_tenant_database.<name>.name`). Cannot change " +
+					"(`ImmutableAttribute`): a grant on another database is another grant. On MySQL/MariaDB `_` and `%` " +
+					"in the name are escaped in the grant, so `acme_1` never reaches `acmeX1`.",
+				Validators:    []validator.String{identifierValidator{kind: "database name"}},
+				PlanModifiers: []planmodifier.String{immutableString("the grant's database")},
+			},
+			"username": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "The principal, `^[A-Za-z0-9_][A-Za-z0-9_.$-]{0,31}$`; it must already exist " +
+					"(`GrantUserMissing`) and is never created. Not a system account (`root`, `mysql.sys`, `postgres`, " +
+					"`pg_*`, ...), the server's admin login or one of its `reserved_usernames` (`GrantUserReserved`, at plan " +
+					"time). Changing it replaces the grant: the old principal's privileges on the database are revoked and " +
+					"the new one's granted.",
+				Validators:    []validator.String{identifierValidator{kind: "username"}},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"privileges": schema.SetAttribute{
+				Required: true, ElementType: types.StringType,
+				MarkdownDescription: "Privileges on the tenant database, case-insensitive: `[\"ALL PRIVILEGES\"]` alone, or " +
+					"a list from the engine's allowlist (`PrivilegeNotAllowed` otherwise, at plan time). MySQL/MariaDB: " +
+					"`SELECT`, `INSERT`, `UPDATE`, `DELETE`, `CREATE`, `DROP`, `ALTER`, `INDEX`, `REFERENCES`, `LOCK TABLES`, " +
+					"`SHOW VIEW`, `TRIGGER`, `EVENT`, `EXECUTE`. PostgreSQL: `SELECT`, `INSERT`, `UPDATE`, `DELETE`, " +
+					"`TRUNCATE`, `REFERENCES`, `TRIGGER` (on the tenant's tables, now and later) and `CREATE`, `TEMPORARY` " +
+					"(on the database). Removing one revokes it on the next apply.",
+				Validators: []validator.Set{privilegesValidator{}},
+			},
+		},
+	}
+}
+
+func (r *tenantGrantResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if d, ok := req.ProviderData.(*providerData); ok {
+		r.data = d
+	}
+}
+
+// grantTarget is what every CRUD call of a grant is about, validated.
+type grantTarget struct {
+	ref   serverRef
+	db    ddl.DatabaseName
+	user  ddl.Username
+	privs ddl.PrivilegeSet
+}
+
+// grantRules validates names, reserved principals and privileges for a
+// known server: the same rules at plan time and again before any SQL.
+// Unknown values are skipped (plan time). reserved false skips the reserved
+// check (refresh and destroy of an existing grant must not fail because the
+// principal was reserved since).
+func grantRules(ctx context.Context, ref serverRef, m tenantGrantModel, reserved bool) (grantTarget, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	t := grantTarget{ref: ref}
+	e := ref.engine()
+	var err error
+	if !m.Database.IsUnknown() {
+		if t.db, err = ddl.NewDatabaseName(e, m.Database.ValueString()); err != nil {
+			addAttributeError(&diags, path.Root("database"), err)
+		}
+	}
+	if !m.Username.IsUnknown() {
+		if t.user, err = ddl.NewUsername(e, m.Username.ValueString()); err != nil {
+			addAttributeError(&diags, path.Root("username"), err)
+		} else if err = ref.reserved().CheckGrantee(t.user.String()); reserved && err != nil {
+			addAttributeError(&diags, path.Root("username"), err)
+		}
+	}
+	if !m.Privileges.IsUnknown() && !m.Privileges.IsNull() && !containsUnknown(m.Privileges) {
+		var names []string
+		if d := m.Privileges.ElementsAs(ctx, &names, false); d.HasError() {
+			diags.Append(d...)
+		} else if t.privs, err = ddl.ParsePrivileges(e, names); err != nil {
+			addAttributeError(&diags, path.Root("privileges"), err)
+		}
+	}
+	return t, diags
+}
+
+func containsUnknown(s types.Set) bool {
+	for _, e := range s.Elements() {
+		if e.IsUnknown() {
+			return true
+		}
+	}
+	return false
+}
+
+// ModifyPlan applies the engine's rules as soon as the server is known and
+// refuses a move to another server name or engine.
+func (r *tenantGrantResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan tenantGrantModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ref, known, diags := refFromObject(ctx, plan.Server)
+	resp.Diagnostics.Append(diags...)
+	if !known || resp.Diagnostics.HasError() {
+		return
+	}
+	if err := ref.validate(); err != nil {
+		addAttributeError(&resp.Diagnostics, path.Root("server"), err)
+		return
+	}
+	_, diags = grantRules(ctx, ref, plan, true)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !req.State.Raw.IsNull() {
+		var state tenantGrantModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		stateRef, _, diags := refFromObject(ctx, state.Server)
+		resp.Diagnostics.Append(diags...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		refuseServerMove(&resp.Diagnostics, "grant", state.Database.ValueString()+"/"+state.Username.ValueString(), stateRef, ref)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	if !plan.Database.IsUnknown() && !plan.Username.IsUnknown() {
+		plan.ID = types.StringValue(grantID(ref, plan.Database.ValueString(), plan.Username.ValueString()))
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	}
+}
+
+func grantID(ref serverRef, db, user string) string { return ref.Name + "/" + db + "/" + user }
+
+// target validates what a CRUD call is about. change is true for Create
+// and Update: the privileges must be known and the principal not reserved.
+func (r *tenantGrantResource) target(ctx context.Context, m tenantGrantModel, change bool) (grantTarget, diag.Diagnostics) {
+	ref, diags := applyRef(ctx, m.Server)
+	if diags.HasError() {
+		return grantTarget{}, diags
+	}
+	if !change {
+		// Read and Delete: the privileges in state may be drift (GRANT
+		// OPTION) or unknown (import); only the names matter.
+		m.Privileges = types.SetNull(types.StringType)
+	}
+	t, d := grantRules(ctx, ref, m, change)
+	diags.Append(d...)
+	if change && !diags.HasError() && t.privs.IsZero() {
+		diags.AddAttributeError(path.Root("privileges"), "The privileges are not known",
+			"privileges must be known at apply time.")
+	}
+	return t, diags
+}
+
+// grantIdentities reads both recorded identities from private state.
+func grantIdentities(ctx context.Context, p privateReader) (dbclient.GrantIdentity, diag.Diagnostics) {
+	var ids dbclient.GrantIdentity
+	var diags, d diag.Diagnostics
+	ids.Database, d = recordedIdentity(ctx, p)
+	diags.Append(d...)
+	ids.Principal, d = privateIdentity(ctx, p, principalIdentityKey)
+	diags.Append(d...)
+	return ids, diags
+}
+
+func recordGrantIdentities(ctx context.Context, p privateWriter, ids dbclient.GrantIdentity) diag.Diagnostics {
+	diags := recordIdentity(ctx, p, ids.Database)
+	diags.Append(recordPrivate(ctx, p, principalIdentityKey, ids.Principal)...)
+	return diags
+}
+
+func (r *tenantGrantResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan tenantGrantModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	t, diags := r.target(ctx, plan, true)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	srv, ok := r.data.connectOrReport(ctx, t.ref, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	ids, err := srv.CreateGrant(ctx, t.db, t.user, t.privs)
+	if err != nil {
+		addError(&resp.Diagnostics, fmt.Sprintf("grant %v on database %q to %q", t.privs.Names(), t.db, t.user), err)
+		return
+	}
+	plan.ID = types.StringValue(grantID(t.ref, t.db.String(), t.user.String()))
+	resp.Diagnostics.Append(recordGrantIdentities(ctx, resp.Private, ids)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state tenantGrantModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	recorded, diags := grantIdentities(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	importing := state.Privileges.IsUnknown()
+	t, diags := r.target(ctx, state, false)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	object := fmt.Sprintf("grant on database %q to %q on server %q", t.db, t.user, t.ref.Name)
+	srv, err := r.data.connect(ctx, t.ref)
+	var st dbclient.GrantState
+	if err == nil {
+		st, err = srv.ReadGrant(ctx, t.db, t.user)
+	}
+	if err != nil {
+		if importing {
+			addError(&resp.Diagnostics, fmt.Sprintf("import the %s (the server must be reachable to import)", object), err)
+			return
+		}
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Could not refresh the grant on database %q to %q on server %q", t.db, t.user, t.ref.Name),
+			fmt.Sprintf("Its privileges are kept as last read; it stays in state.\n\n%v", err))
+		return
+	}
+	gone := ""
+	switch {
+	case !st.DatabaseFound:
+		gone = "The database no longer exists on the server (dropped outside Terraform)."
+	case !st.PrincipalFound:
+		gone = "The principal no longer exists on the server (dropped outside Terraform). The next apply grants again " +
+			"once it exists (GrantUserMissing until then)."
+	}
+	if gone != "" {
+		if importing {
+			resp.Diagnostics.AddError(fmt.Sprintf("Cannot import the %s", object), gone)
+			return
+		}
+		addWarning(&resp.Diagnostics, ddl.DriftDetected, object, gone+" The grant is removed from state.")
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if !importing {
+		vDB := dbclient.Compare(recorded.Database, st.Identity.Database)
+		vP := dbclient.CompareLogins(recorded.Principal, st.Identity.Principal)
+		switch {
+		case recorded.Database == "" || recorded.Principal == "":
+			// Never written without both (the resource is newer than
+			// identities); a lost private state is treated as a mismatch.
+			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, "No identity is recorded for this grant, so "+
+				"nothing proves the database and principal are the ones it was made for. State is kept as last read; "+
+				"nothing will be granted or revoked. Remove it from state and import it to adopt what is there.")
+			return
+		case vDB == dbclient.OtherServer || vP == dbclient.OtherServer:
+			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhy(dbclient.OtherServer)+
+				" State is kept as last read; nothing will be granted or revoked there.")
+			return
+		case vDB == dbclient.Replaced:
+			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhy(dbclient.Replaced)+
+				" The grant is removed from state; nothing was revoked there. The next apply grants on the database that "+
+				"is there now.")
+			resp.State.RemoveResource(ctx)
+			return
+		case vP == dbclient.Replaced:
+			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.PrincipalMismatchWhy(dbclient.Replaced)+
+				" The grant is removed from state; nothing was revoked from that principal. The next apply grants to "+
+				"the principal that is there now.")
+			resp.State.RemoveResource(ctx)
+			return
+		}
+	}
+	info := srv.Info()
+	var declared ddl.PrivilegeSet
+	if !importing {
+		var names []string
+		resp.Diagnostics.Append(state.Privileges.ElementsAs(ctx, &names, false)...)
+		if set, err := ddl.ParsePrivileges(info.Flavor.Engine(), names); err == nil {
+			declared = set
+		}
+	}
+	reported := st.Held.Reported(info, declared)
+	if importing || declared.IsZero() || !declared.Equal(info, reported) {
+		state.Privileges = privilegeSetValue(ddl.FromActual(info, reported).Names())
+	}
+	state.ID = types.StringValue(grantID(t.ref, t.db.String(), t.user.String()))
+	resp.Diagnostics.Append(recordGrantIdentities(ctx, resp.Private, st.Identity)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func privilegeSetValue(names []string) types.Set {
+	elems := make([]attr.Value, len(names))
+	for i, n := range names {
+		elems[i] = types.StringValue(n)
+	}
+	return types.SetValueMust(types.StringType, elems)
+}
+
+func (r *tenantGrantResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state tenantGrantModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	recorded, diags := grantIdentities(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	t, diags := r.target(ctx, plan, true)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Whatever fails below, state keeps what it said.
+	keepOld := func(err error, doing string) {
+		addError(&resp.Diagnostics, doing, err)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	}
+	srv, err := r.data.connect(ctx, t.ref)
+	if err != nil {
+		keepOld(err, fmt.Sprintf("connect to server %q", t.ref.Name))
+		return
+	}
+	// Every update (a privilege change, or a new address for the server)
+	// checks both identities under the locks before anything runs.
+	if err := srv.UpdateGrant(ctx, t.db, t.user, t.privs, recorded); err != nil {
+		keepOld(err, fmt.Sprintf("set the privileges of %q on database %q to %v", t.user, t.db, t.privs.Names()))
+		return
+	}
+	plan.ID = types.StringValue(grantID(t.ref, t.db.String(), t.user.String()))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *tenantGrantResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state tenantGrantModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	recorded, diags := grantIdentities(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	t, diags := r.target(ctx, state, false)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// The object goes in the detail: destroying many grants folds their
+	// warnings into one block.
+	notRevoked := func(detail string) {
+		resp.Diagnostics.AddWarning("Grant not revoked: its database or principal is not the recorded one",
+			fmt.Sprintf("Grant on database %q to %q on server %q: %s Nothing was revoked; the grant is removed from state. "+
+				"Revoke by hand whatever that principal should not hold.", t.db, t.user, t.ref.Name, detail))
+	}
+	if recorded.Database == "" || recorded.Principal == "" {
+		notRevoked("No identity is recorded for this grant, so nothing proves the database and principal are the ones it was made for.")
+		return
+	}
+	srv, err := r.data.connect(ctx, t.ref)
+	if err != nil {
+		addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q to revoke the grant on database %q to %q (it stays in state; destroy again when the server is reachable)",
+			t.ref.Name, t.db, t.user), err)
+		return
+	}
+	out, err := srv.RevokeGrant(ctx, t.db, t.user, recorded)
+	if err != nil {
+		addError(&resp.Diagnostics, fmt.Sprintf("revoke the grant on database %q to %q (it stays in state)", t.db, t.user), err)
+		return
+	}
+	if out.Outcome == dbclient.NotOurs {
+		notRevoked(out.Why)
+	}
+}
+
+func (r *tenantGrantResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ref, id, err := parseTenantImportID(req.ID)
+	if err == nil {
+		if _, err = ddl.NewDatabaseName(ref.engine(), id.Database); err == nil {
+			var u ddl.Username
+			if u, err = ddl.NewUsername(ref.engine(), id.Username); err == nil {
+				err = ref.reserved().CheckGrantee(u.String())
+			}
+		}
+	}
+	if err != nil {
+		addError(&resp.Diagnostics, "import tenantdb_tenant_grant", fmt.Errorf("%v\n\nThe import ID is "+
+			"jsonencode({ server = tenantdb_db_server.main.ref, database = \"acme_wms\", username = \"maester\" })", err))
+		return
+	}
+	obj, diags := ref.object()
+	resp.Diagnostics.Append(diags...)
+	m := tenantGrantModel{
+		ID:     types.StringValue(grantID(ref, id.Database, id.Username)),
+		Server: obj, Database: types.StringValue(id.Database), Username: types.StringValue(id.Username),
+		Privileges: types.SetUnknown(types.StringType),
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
