@@ -167,16 +167,11 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	planRef, known, diags := refFromObject(ctx, plan.Server)
-	resp.Diagnostics.Append(diags...)
-	if !known || resp.Diagnostics.HasError() {
+	ref, ok := planRef(ctx, plan.Server, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	if err := planRef.validate(); err != nil {
-		addAttributeError(&resp.Diagnostics, path.Root("server"), err)
-		return
-	}
-	e := planRef.engine()
+	e := ref.engine()
 	if !plan.Name.IsUnknown() {
 		// Engine rules again, in case the engine was unknown at validation.
 		if _, err := ddl.NewDatabaseName(e, plan.Name.ValueString()); err != nil {
@@ -189,7 +184,7 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 			addAttributeError(&resp.Diagnostics, path.Root("collation"), err)
 			return
 		}
-		plan.ID = types.StringValue(planRef.Name + "/" + plan.Name.ValueString())
+		plan.ID = types.StringValue(ref.Name + "/" + plan.Name.ValueString())
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -204,7 +199,7 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	refuseServerMove(&resp.Diagnostics, "database", state.Name.ValueString(), stateRef, planRef)
+	refuseServerMove(&resp.Diagnostics, "database", state.Name.ValueString(), stateRef, ref)
 	if e == ddl.EnginePostgres {
 		for attr, pair := range map[string][2]types.String{
 			"character_set": {state.CharacterSet, plan.CharacterSet},

@@ -199,16 +199,11 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ref, known, diags := refFromObject(ctx, plan.Server)
-	resp.Diagnostics.Append(diags...)
-	if !known || resp.Diagnostics.HasError() {
+	ref, ok := planRef(ctx, plan.Server, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	if err := ref.validate(); err != nil {
-		addAttributeError(&resp.Diagnostics, path.Root("server"), err)
-		return
-	}
-	_, diags = ownerRules(ctx, ref, plan)
+	_, diags := ownerRules(ctx, ref, plan)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return

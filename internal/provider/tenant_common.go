@@ -95,3 +95,18 @@ func applyRef(ctx context.Context, o types.Object) (serverRef, diag.Diagnostics)
 	}
 	return ref, diags
 }
+
+// planRef is the server object at plan time; ok is false while any part is
+// unknown or when it is invalid (which it reports on the server attribute).
+func planRef(ctx context.Context, o types.Object, diags *diag.Diagnostics) (serverRef, bool) {
+	ref, known, d := refFromObject(ctx, o)
+	diags.Append(d...)
+	if !known || diags.HasError() {
+		return ref, false
+	}
+	if err := ref.validate(); err != nil {
+		addAttributeError(diags, path.Root("server"), err)
+		return ref, false
+	}
+	return ref, true
+}
