@@ -5,6 +5,7 @@ package provider
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,12 @@ func TestExamplesValidate(t *testing.T) {
 	}
 	more, _ := filepath.Glob("../../examples/*/*/*.tf")
 	files = append(files, more...)
+	// examples/demo is a whole configuration of its own (its terraform and
+	// provider blocks and variables would clash with the others'): it is
+	// validated alone below.
+	files = slices.DeleteFunc(files, func(f string) bool {
+		return strings.HasPrefix(filepath.ToSlash(f), "../../examples/demo/")
+	})
 	if len(files) < 5 {
 		t.Fatalf("found only %d example files", len(files))
 	}
@@ -45,6 +52,20 @@ func TestExamplesValidate(t *testing.T) {
 	write(t, filepath.Join(good, "main.tf"), all.String())
 	write(t, filepath.Join(good, "ca.pem"), "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n")
 	runEnv(t, good, env, "terraform", "validate", "-no-color")
+
+	demoFiles, _ := filepath.Glob("../../examples/demo/*.tf")
+	if len(demoFiles) == 0 {
+		t.Fatal("examples/demo has no *.tf")
+	}
+	demo := t.TempDir()
+	for _, f := range demoFiles {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(demo, filepath.Base(f)), string(b))
+	}
+	runEnv(t, demo, env, "terraform", "validate", "-no-color")
 
 	bad := t.TempDir()
 	write(t, filepath.Join(bad, "main.tf"), header+`
