@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -13,13 +14,21 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/provider"
 )
 
-// version is set by goreleaser (-X main.version=...).
+// version is set at release time by goreleaser (.goreleaser.yml:
+// -X main.version={{.Version}}). It is what the provider reports in its
+// metadata and what -version prints, so a release binary can be checked
+// without Terraform.
 var version = "dev"
 
 func main() {
-	var debug bool
+	var debug, printVersion bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
+	flag.BoolVar(&printVersion, "version", false, "print the provider version and exit")
 	flag.Parse()
+	if printVersion {
+		fmt.Println(version)
+		return
+	}
 	provider.QuietSDKLogs()
 
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
