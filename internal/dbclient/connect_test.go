@@ -3,15 +3,8 @@
 package dbclient
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"io"
-	"math/big"
 	"net"
 	"strconv"
 	"strings"
@@ -69,25 +62,6 @@ func wantConfigError(t *testing.T, spec Spec, err error, attempts int64, want ..
 	}
 }
 
-// otherCAPEM is a CA that signed nothing the test servers present.
-func otherCAPEM(t *testing.T) string {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "not the test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
-}
-
 // localSpec is adminSpec for the local backend (the tests below need our
 // CA and a loopback address).
 func localSpec(t *testing.T, engine string) (*testserver.Server, Spec) {
@@ -103,7 +77,7 @@ func localSpec(t *testing.T, engine string) (*testserver.Server, Spec) {
 // immediate TLS error naming ca_cert, in both verifying modes.
 func TestConnectWrongCA(t *testing.T) {
 	t.Parallel()
-	other := otherCAPEM(t)
+	other := testserver.UnrelatedCAPEM(t)
 	for _, engine := range engines {
 		for _, mode := range []TLSMode{TLSVerifyFull, TLSVerifyCA} {
 			t.Run(engine+"/"+string(mode), func(t *testing.T) {

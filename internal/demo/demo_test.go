@@ -5,16 +5,9 @@ package demo
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"io/fs"
-	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -334,7 +327,7 @@ func TestDemoTLSModesCheckTheCA(t *testing.T) {
 	if srv.CAPEM == "" {
 		t.Skip("the server's backend has no CA of ours")
 	}
-	otherCA := selfSignedPEM(t)
+	otherCA := testserver.UnrelatedCAPEM(t)
 	for _, mode := range []string{"verify-ca", "verify-full"} {
 		for _, c := range []struct {
 			ca string
@@ -350,22 +343,4 @@ func TestDemoTLSModesCheckTheCA(t *testing.T) {
 			}
 		}
 	}
-}
-
-func selfSignedPEM(t *testing.T) string {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "not the server's CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }

@@ -3,22 +3,14 @@
 package provider
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -26,6 +18,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
 )
 
 func TestAccDBServer_basic(t *testing.T) {
@@ -112,7 +106,7 @@ func TestAccDBServer_wrongCA(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
 			s := testAccServer(t, engine)
-			wrong := strings.Replace(s.serverHCL(""), fmt.Sprintf("ca_cert  = %q", s.CAPEM), fmt.Sprintf("ca_cert  = %q", otherCA(t)), 1)
+			wrong := strings.Replace(s.serverHCL(""), fmt.Sprintf("ca_cert  = %q", s.CAPEM), fmt.Sprintf("ca_cert  = %q", testserver.UnrelatedCAPEM(t)), 1)
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				Steps: []resource.TestStep{{
@@ -124,24 +118,6 @@ func TestAccDBServer_wrongCA(t *testing.T) {
 			})
 		})
 	}
-}
-
-func otherCA(t *testing.T) string {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "not the test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }
 
 // TestValidate_hostAndPort: a host that is not a bare host name or IP

@@ -4,20 +4,13 @@ package provider
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/md5"
-	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
@@ -27,12 +20,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
 )
 
 // secretNeedles is everything whose presence in a text means a password
@@ -169,25 +163,6 @@ func (c noSecretInState) CheckState(_ context.Context, req statecheck.CheckState
 	c.rec.mu.Lock()
 	c.rec.states++
 	c.rec.mu.Unlock()
-}
-
-// secretsTestCA is a CA that signed nothing the test servers present.
-func secretsTestCA(t *testing.T) string {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(11), Subject: pkix.Name{CommonName: "secrets test: not the servers' CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }
 
 // closedPort is a loopback port nothing listens on.
@@ -355,7 +330,7 @@ provider "tenantdb" {
 					errorStep("wrong admin password", `(?s)wrongpw.*(`+refused+`)`,
 						hcl+s.extraServerHCL("wrongpw", "wrongpw", s.Port, s.CAPEM), nil),
 					errorStep("TLS failure", `(?s)wrongca.*(certificate signed by unknown authority|x509)`,
-						hcl+s.extraServerHCL("wrongca", "wrongca", s.Port, secretsTestCA(t)), nil),
+						hcl+s.extraServerHCL("wrongca", "wrongca", s.Port, testserver.UnrelatedCAPEM(t)), nil),
 					errorStep("unreachable server", `(?s)gone.*(connection refused|PrimaryUnavailable)`,
 						hcl+s.extraServerHCL("gone", "gone", closedPort(t), s.CAPEM), nil),
 					{

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"testing"
 	"time"
 )
 
@@ -101,4 +102,24 @@ func clientTLSConfig(caPEM []byte, serverName string) (*tls.Config, error) {
 		return nil, fmt.Errorf("no certificate found in CA PEM")
 	}
 	return &tls.Config{RootCAs: pool, ServerName: serverName, MinVersion: tls.VersionTLS12}, nil
+}
+
+// UnrelatedCAPEM returns the PEM of a fresh CA that signed nothing any test
+// server presents: tests give it as ca_cert to prove verification fails.
+func UnrelatedCAPEM(t testing.TB) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: randomSerial(), Subject: pkix.Name{CommonName: "tenantdb tests: not the servers' CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }
