@@ -73,9 +73,12 @@ func (s Spec) check() error {
 	return nil
 }
 
-// tlsConfig builds the client TLS configuration for a mode.
-func (s Spec) tlsConfig() (*tls.Config, error) {
-	mode := s.TLS
+// tlsConfig builds the client TLS configuration for this server's mode.
+func (s Spec) tlsConfig() (*tls.Config, error) { return ClientTLS(s.TLS, s.Host, s.CAPEM) }
+
+// ClientTLS builds the client side of a tls mode for host, verifying
+// against caPEM (the system roots when ""). It is nil for "disable".
+func ClientTLS(mode TLSMode, host, caPEM string) (*tls.Config, error) {
 	if mode == "" {
 		mode = TLSRequire
 	}
@@ -83,13 +86,13 @@ func (s Spec) tlsConfig() (*tls.Config, error) {
 		return nil, nil
 	}
 	var roots *x509.CertPool
-	if s.CAPEM != "" {
+	if caPEM != "" {
 		roots = x509.NewCertPool()
-		if !roots.AppendCertsFromPEM([]byte(s.CAPEM)) {
+		if !roots.AppendCertsFromPEM([]byte(caPEM)) {
 			return nil, errors.New("ca_cert holds no PEM certificate")
 		}
 	}
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots, ServerName: s.Host}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots, ServerName: host}
 	switch mode {
 	case TLSRequire:
 		cfg.InsecureSkipVerify = true

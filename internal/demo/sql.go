@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -21,6 +20,8 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
 )
 
 // The demo's own SQL: it logs in as the logins Terraform made, as their
@@ -102,49 +103,10 @@ func (t *target) count(ctx context.Context, l login, db, query string, args ...a
 	return n, err
 }
 
-// clientTLS is the client side of the provider's tls modes.
+// clientTLS is the client side of the provider's tls modes: the same
+// configuration the provider builds (dbclient.ClientTLS).
 func clientTLS(mode, caPEM, host string) (*tls.Config, error) {
-	var roots *x509.CertPool
-	if caPEM != "" {
-		roots = x509.NewCertPool()
-		if !roots.AppendCertsFromPEM([]byte(caPEM)) {
-			return nil, errors.New("the CA file holds no PEM certificate")
-		}
-	}
-	switch mode {
-	case "disable":
-		return nil, nil
-	case "require":
-		// Encrypted, certificate not checked: what "require" means.
-		return &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}, nil
-	case "verify-ca":
-		return &tls.Config{
-			MinVersion:         tls.VersionTLS12,
-			InsecureSkipVerify: true, // the chain is verified below, the host name is not: "verify-ca"
-			VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
-				if len(raw) == 0 {
-					return errors.New("the server sent no certificate")
-				}
-				certs := make([]*x509.Certificate, len(raw))
-				for i, r := range raw {
-					c, err := x509.ParseCertificate(r)
-					if err != nil {
-						return err
-					}
-					certs[i] = c
-				}
-				inter := x509.NewCertPool()
-				for _, c := range certs[1:] {
-					inter.AddCert(c)
-				}
-				_, err := certs[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter})
-				return err
-			},
-		}, nil
-	case "verify-full":
-		return &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots, ServerName: host}, nil
-	}
-	return nil, fmt.Errorf("unknown tls mode %q (want disable, require, verify-ca or verify-full)", mode)
+	return dbclient.ClientTLS(dbclient.TLSMode(mode), host, caPEM)
 }
 
 // denied tells an authorization refusal from every other failure (a
