@@ -54,6 +54,18 @@ func (s accServer) requireForeignIntact(t *testing.T, name string) {
 	}
 }
 
+// createdDatabase applies, through the CLI, a database under
+// deletion_policy = "delete" that this resource created.
+func (s accServer) createdDatabase(t *testing.T, prefix string) (*cliWorkspace, string) {
+	t.Helper()
+	name := uniqueName(prefix)
+	t.Cleanup(func() { s.dropDatabase(t, name) })
+	w := newCLIWorkspace(t)
+	w.write(s.serverHCL("") + deleteDatabaseHCL(name, ""))
+	w.run("apply", "-auto-approve").mustSucceed(t, "create")
+	return w, name
+}
+
 func deleteDatabaseHCL(name, extra string) string {
 	return fmt.Sprintf(`
 resource "tenantdb_tenant_database" "t" {
@@ -72,11 +84,7 @@ func TestAccTenantDatabase_replacedOutOfBand(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
 			s := testAccServer(t, engine)
-			name := uniqueName("replaced")
-			t.Cleanup(func() { s.dropDatabase(t, name) })
-			w := newCLIWorkspace(t)
-			w.write(s.serverHCL("") + deleteDatabaseHCL(name, ""))
-			w.run("apply", "-auto-approve").mustSucceed(t, "create")
+			w, name := s.createdDatabase(t, "replaced")
 
 			s.dropDatabase(t, name)
 			s.foreignDatabase(t, name)
@@ -108,11 +116,7 @@ func TestAccTenantDatabase_dropChecksIdentity(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
 			s := testAccServer(t, engine)
-			name := uniqueName("dropid")
-			t.Cleanup(func() { s.dropDatabase(t, name) })
-			w := newCLIWorkspace(t)
-			w.write(s.serverHCL("") + deleteDatabaseHCL(name, ""))
-			w.run("apply", "-auto-approve").mustSucceed(t, "create")
+			w, name := s.createdDatabase(t, "dropid")
 
 			s.dropDatabase(t, name)
 			s.foreignDatabase(t, name)
@@ -177,11 +181,7 @@ func TestAccTenantDatabase_legacyState(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
 			s := testAccServer(t, engine)
-			name := uniqueName("legacy")
-			t.Cleanup(func() { s.dropDatabase(t, name) })
-			w := newCLIWorkspace(t)
-			w.write(s.serverHCL("") + deleteDatabaseHCL(name, ""))
-			w.run("apply", "-auto-approve").mustSucceed(t, "create")
+			w, name := s.createdDatabase(t, "legacy")
 			w.editState(func(st map[string]any) {
 				for _, i := range instances(st, "tenantdb_tenant_database") {
 					if i["private"] == nil {
