@@ -236,6 +236,9 @@ func (s *Server) SetOwnerPassword(ctx context.Context, db ddl.DatabaseName, user
 		if !c.Found || c.Verdict != Same {
 			return s.errLoginNotOurs(user, c)
 		}
+		if err := s.requireAdministers(ctx, user); err != nil {
+			return err
+		}
 		if err := s.exec(ctx, s.Dialect().SetPassword(user, pw, retainCurrent)); err != nil {
 			return err
 		}
@@ -271,6 +274,9 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 			if err := s.checkOwnerConflict(ctx, db, user); err != nil {
 				return err
 			}
+			if err := s.requireAdministers(ctx, user); err != nil {
+				return err
+			}
 			return s.exec(ctx, ddl.MakeDatabaseOwner(db, user))
 		}
 		return s.SyncPrivileges(ctx, db, user, privs)
@@ -295,6 +301,11 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 		}
 		handover := ddl.CreateMarkedOwner(s.Dialect(), db, new, pw, privs, ddl.NewClaimMark())
 		if s.info.Flavor == ddl.FlavorPostgres && oldCheck.Found && oldCheck.Verdict == Same {
+			// REASSIGN OWNED needs the old owner's privileges: checked
+			// before the new login is made, so a refusal leaves nothing.
+			if err := s.requireAdministers(ctx, old); err != nil {
+				return err
+			}
 			handover = handover.Append(s.Dialect().TransferOwnership(db, old, new))
 		}
 		if err := s.exec(ctx, handover); err != nil {
@@ -419,4 +430,30 @@ ORDER BY 1, 2, 3, 4`, role.String())
 			Privileges: []ddl.Privilege{ddl.NormalizePrivilege(r.priv)}})
 	}
 	return out, nil
+}
+
+// requireAdministers refuses (MissingAdminRights, naming the fix) when
+// PostgreSQL 16+ would deny the admin an ALTER ROLE, GRANT role or REASSIGN
+// on user because the admin does not administer it: a read before any
+// statement, so a refusal changes nothing. A missing role passes (the
+// caller's own checks report it), and so does every role on other servers.
+func (s *Server) requireAdministers(ctx context.Context, user ddl.Username) error {
+	if !ddl.AdministersRolesItCreates(s.info) {
+		return nil
+	}
+	var administers bool
+	err := s.query(ctx, func(ctx context.Context, db queryer) error {
+		return db.QueryRowContext(ctx, `SELECT pg_has_role(current_user, oid, 'MEMBER WITH ADMIN OPTION') FROM pg_roles WHERE rolname = $1`,
+			user.String()).Scan(&administers)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return s.readError("read whether the admin administers login "+user.String(), err)
+	}
+	if !administers {
+		return ddl.ErrRoleNotAdministered(s.spec.Name, ddl.AdminAccount{User: s.spec.Username}, user, s.info.Version)
+	}
+	return nil
 }

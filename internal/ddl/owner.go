@@ -134,3 +134,24 @@ func ErrPostgresOwnerPrivileges(declared []string) *Error {
 func RetainsCurrentPassword(info ServerInfo) bool {
 	return info.Flavor == FlavorMySQL && info.Version.AtLeast(8, 0, 14)
 }
+
+// AdministersRolesItCreates reports whether the server limits a CREATEROLE
+// admin to roles it administers (PostgreSQL 16+: roles it created, or was
+// granted WITH ADMIN OPTION). Before 16, CREATEROLE reaches every
+// non-superuser role.
+func AdministersRolesItCreates(info ServerInfo) bool {
+	return info.Flavor == FlavorPostgres && info.Version.AtLeast(16, 0, 0)
+}
+
+// ErrRoleNotAdministered: on PostgreSQL 16+ the admin may alter, grant or
+// hand over only roles it administers; an imported owner made by someone
+// else is not one of them until a superuser says so.
+func ErrRoleNotAdministered(server string, admin AdminAccount, role Username, version Version) *Error {
+	return refuse(MissingAdminRights, fmt.Sprintf("login %q on server %q", role.s, server),
+		fmt.Sprintf("PostgreSQL %s lets a CREATEROLE admin change only the roles it administers (those it created, "+
+			"or was granted WITH ADMIN OPTION). The admin login %q does not administer %q, a login created "+
+			"outside this provider (imported), so it cannot set its password or hand it the database. Nothing was changed.",
+			version, admin.User, role.s),
+		"Run as a superuser:\n  GRANT "+pgIdent(role.s)+" TO "+pgIdent(admin.User)+" WITH ADMIN OPTION;\nthen apply again. "+
+			"(Roles the admin creates itself need nothing: PostgreSQL 16+ gives it ADMIN OPTION on them.)")
+}

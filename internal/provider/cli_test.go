@@ -113,6 +113,15 @@ func (r cliResult) mustSucceed(t *testing.T, what string) cliResult {
 	return r
 }
 
+// mustFail fails the test when the command succeeded.
+func (r cliResult) mustFail(t *testing.T, what string) cliResult {
+	t.Helper()
+	if r.Err == nil {
+		t.Fatalf("%s: succeeded, want an error\n%s", what, r.Output)
+	}
+	return r
+}
+
 // has reports whether a diagnostic of severity has a summary starting with prefix.
 func (r cliResult) has(severity, prefix string) bool {
 	for _, d := range r.Diagnostics {

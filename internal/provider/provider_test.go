@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
 )
 
@@ -168,6 +169,20 @@ func (s accServer) exec(t *testing.T, database string, stmts ...string) {
 }
 
 // ident quotes a test-chosen name for out-of-band SQL in tests.
+// administersOnlyItsRoles: PostgreSQL 16+ limits a CREATEROLE admin to the
+// roles it administers (ddl.AdministersRolesItCreates).
+func (s accServer) administersOnlyItsRoles(t *testing.T) bool {
+	t.Helper()
+	if s.Engine != "postgres" {
+		return false
+	}
+	v, err := ddl.ParseVersion(s.Version())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ddl.AdministersRolesItCreates(ddl.ServerInfo{Flavor: ddl.FlavorPostgres, Version: v})
+}
+
 func (s accServer) ident(name string) string {
 	if s.Engine == "postgres" {
 		return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -294,6 +295,20 @@ func TestAccTenantOwner_identity(t *testing.T) {
 			// Import it, then destroy: an imported owner is never dropped.
 			w.write(s.serverHCL("") + ownerHCL(db, user, "Foreign-pw-1", 1, "") + fmt.Sprintf(
 				"import {\n  to = tenantdb_tenant_owner.o\n  id = %q\n}\n", s.importID(map[string]any{"database": db, "username": user})))
+			if s.administersOnlyItsRoles(t) {
+				// PostgreSQL 16+: the admin may not set the password of a
+				// role it does not administer; refused before any SQL, with
+				// the statement that fixes it.
+				var proof noSQLProof
+				s.beforeRefusal(t, &proof, "")
+				refused := w.run("apply", "-auto-approve").mustFail(t, "import a role the admin does not administer")
+				proof.assert(t, "password of a role the admin does not administer")
+				d := refused.requireDiag(t, "error", "MissingAdminRights")
+				if want := "GRANT " + s.ident(user) + " TO " + s.ident(s.Admin.Username) + " WITH ADMIN OPTION"; !strings.Contains(d.Detail, want) {
+					t.Fatalf("the refusal does not give the fix %q:\n%s", want, d.Detail)
+				}
+				s.exec(t, "", "GRANT "+s.ident(user)+" TO "+s.ident(s.Admin.Username)+" WITH ADMIN OPTION")
+			}
 			imp := w.run("apply", "-auto-approve").mustSucceed(t, "import")
 			imp.forbidDiag(t, "PreExistingOwnerUser")
 			if got := w.stateAttr("tenantdb_tenant_owner", "user_created"); got != false {
