@@ -26,6 +26,9 @@ type catalog struct {
 	dbs      map[string]DatabaseState
 	dirty    map[string]bool
 
+	// accounts: logins and grant rows, for refreshes (catalog_accounts.go).
+	accounts accountsSnapshot
+
 	// serverID is the server-level part of identities (PostgreSQL's system
 	// identifier, MySQL 8's server_uuid), read once per process.
 	serverID string
@@ -56,25 +59,34 @@ func (s *Server) catalogDatabase(ctx context.Context, name ddl.DatabaseName) (*D
 
 func (s *Server) loadCatalog(ctx context.Context) (map[string]DatabaseState, error) {
 	out := map[string]DatabaseState{}
-	err := s.query(ctx, func(ctx context.Context, db queryer) error {
-		clear(out)
-		var rows *sql.Rows
-		var err error
-		rows, err = db.QueryContext(ctx, s.databaseQuery(""))
+	err := s.queryEach(ctx, s.databaseQuery(""), func() { clear(out) }, func(rows *sql.Rows) error {
+		var st DatabaseState
+		if err := rows.Scan(&st.Name, &st.Charset, &st.Collation, &st.Owner, &st.Marker); err != nil {
+			return err
+		}
+		out[s.lookupKey(st.Name)] = st
+		return nil
+	})
+	return out, err
+}
+
+// queryEach runs a read of many rows on the admin pool with retries:
+// reset runs before each attempt, row for each row.
+func (s *Server) queryEach(ctx context.Context, q string, reset func(), row func(*sql.Rows) error) error {
+	return s.query(ctx, func(ctx context.Context, db queryer) error {
+		reset()
+		rows, err := db.QueryContext(ctx, q)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var st DatabaseState
-			if err := rows.Scan(&st.Name, &st.Charset, &st.Collation, &st.Owner, &st.Marker); err != nil {
+			if err := row(rows); err != nil {
 				return err
 			}
-			out[s.lookupKey(st.Name)] = st
 		}
 		return rows.Err()
 	})
-	return out, err
 }
 
 // invalidateDatabase makes later reads of db go to the server.

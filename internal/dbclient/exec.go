@@ -72,6 +72,10 @@ func (s *Server) Exec(ctx context.Context, plan ddl.Plan) error {
 
 // exec is Exec for the tenant operations, which invalidate precisely.
 func (s *Server) exec(ctx context.Context, plan ddl.Plan) error {
+	if !plan.Empty() {
+		// Whatever the statements touched, refreshes read it again.
+		defer s.invalidateAccounts()
+	}
 	for i, st := range plan.Statements {
 		if err := s.execOne(ctx, st); err != nil {
 			if i > 0 && len(plan.Undo) > 0 {

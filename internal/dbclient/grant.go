@@ -63,12 +63,12 @@ func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		st.Held = g.read.Held()
 		return st, nil
 	}
-	pid, found, err := s.LoginIdentity(ctx, user)
+	pid, found, err := s.loginIdentity(ctx, user, true)
 	if err != nil || !found {
 		return st, err
 	}
 	st.PrincipalFound, st.Identity.Principal = true, pid
-	privs, err := s.Privileges(ctx, db, user)
+	privs, err := s.refreshPrivileges(ctx, db, user)
 	if err != nil {
 		return st, err
 	}

@@ -28,14 +28,42 @@ import (
 //	                                       JSON ATTRIBUTE by CREATE USER itself
 //	                                       (mark empty before 8.0.21).
 
-// LoginIdentity reads a login's identity; found is false when it does not exist.
+// LoginIdentity reads a login's identity from the server; found is false
+// when it does not exist.
 func (s *Server) LoginIdentity(ctx context.Context, user ddl.Username) (Identity, bool, error) {
+	return s.loginIdentity(ctx, user, false)
+}
+
+// loginIdentity reads a login's identity, from the accounts snapshot when
+// fromSnapshot (refreshes only; checks before writes read directly).
+func (s *Server) loginIdentity(ctx context.Context, user ddl.Username, fromSnapshot bool) (Identity, bool, error) {
 	sid, err := s.serverID(ctx)
 	if err != nil {
 		return "", false, err
 	}
 	var v string
-	err = s.query(ctx, func(ctx context.Context, db queryer) error {
+	var found bool
+	if fromSnapshot {
+		v, found, err = s.snapshotLoginValue(ctx, user)
+	} else {
+		v, found, err = s.loginValue(ctx, user)
+	}
+	if err != nil || !found {
+		return "", false, err
+	}
+	switch s.info.Flavor {
+	case ddl.FlavorPostgres:
+		return Identity("pg:" + sid + ":" + v), true, nil
+	case ddl.FlavorMariaDB:
+		return Identity("mariadb-login:" + v), true, nil
+	}
+	return Identity("mysql-login:" + sid + ":" + v), true, nil
+}
+
+// loginValue reads the one value a login's identity is made of.
+func (s *Server) loginValue(ctx context.Context, user ddl.Username) (string, bool, error) {
+	var v string
+	err := s.query(ctx, func(ctx context.Context, db queryer) error {
 		switch s.info.Flavor {
 		case ddl.FlavorPostgres:
 			return db.QueryRowContext(ctx, `SELECT oid::text FROM pg_roles WHERE rolname = $1`, user.String()).Scan(&v)
@@ -56,13 +84,7 @@ func (s *Server) LoginIdentity(ctx context.Context, user ddl.Username) (Identity
 	if err != nil {
 		return "", false, s.readError("read login "+user.String(), err)
 	}
-	switch s.info.Flavor {
-	case ddl.FlavorPostgres:
-		return Identity("pg:" + sid + ":" + v), true, nil
-	case ddl.FlavorMariaDB:
-		return Identity("mariadb-login:" + v), true, nil
-	}
-	return Identity("mysql-login:" + sid + ":" + v), true, nil
+	return v, true, nil
 }
 
 // CheckLogin compares a login with its recorded identity.
@@ -100,14 +122,16 @@ type OwnerState struct {
 }
 
 // Owner reads a login and what it holds on db; nil when the login is gone.
+// It is a refresh read: it serves from the snapshots (catalog.go,
+// catalog_accounts.go).
 func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (*OwnerState, error) {
-	id, found, err := s.LoginIdentity(ctx, user)
+	id, found, err := s.loginIdentity(ctx, user, true)
 	if err != nil || !found {
 		return nil, err
 	}
 	st := &OwnerState{Identity: id}
 	if s.info.Flavor == ddl.FlavorPostgres {
-		d, err := s.databaseDirect(ctx, db)
+		d, err := s.Database(ctx, db)
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +141,7 @@ func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Userna
 		}
 		return st, nil
 	}
-	if st.Privileges, err = s.Privileges(ctx, db, user); err != nil {
+	if st.Privileges, err = s.refreshPrivileges(ctx, db, user); err != nil {
 		return nil, err
 	}
 	return st, nil

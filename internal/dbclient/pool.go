@@ -22,10 +22,14 @@ import (
 // pool serves them all, tenant-database pools (PostgreSQL) are few, small
 // and closed when idle.
 const (
-	adminPoolMaxOpen    = 8
-	adminPoolMaxIdle    = 4
-	tenantPoolMaxOpen   = 1
-	maxTenantPools      = 2
+	adminPoolMaxOpen  = 8
+	adminPoolMaxIdle  = 4
+	tenantPoolMaxOpen = 1
+	maxTenantPools    = 2
+	// maxTenantConns bounds the tenant-database connections open at once,
+	// idle or busy: with the admin pool that is 12 per server, Terraform's
+	// default parallelism + 2, however many tenants a run touches.
+	maxTenantConns      = 4
 	tenantPoolIdleClose = 2 * time.Second
 	connectTimeout      = 10 * time.Second
 )
@@ -107,7 +111,10 @@ type Server struct {
 	catalog catalog
 
 	poolMu      sync.Mutex
+	poolFreed   *sync.Cond // on poolMu: a tenant pool was released or closed
 	tenantPools map[string]*tenantPool
+	// tenantPoolsPeak is the most tenant pools ever open at once (tests).
+	tenantPoolsPeak int
 	// exiting holds the backend PIDs of tenant-pool connections this
 	// process has closed, with when. Closing a connection only asks its
 	// backend to exit, so for a moment it is still in pg_stat_activity;
@@ -302,8 +309,22 @@ func connectError(spec Spec, err error) error {
 func (s *Server) tenantDB(database string) (*sql.DB, func(), error) {
 	s.poolMu.Lock()
 	defer s.poolMu.Unlock()
+	if s.poolFreed == nil {
+		s.poolFreed = sync.NewCond(&s.poolMu)
+	}
 	s.reapLocked(false)
 	p, ok := s.tenantPools[database]
+	for !ok && len(s.tenantPools) >= maxTenantConns {
+		// Every slot is taken: close the idle pools, else wait for one.
+		// A holder never waits for anything but its own statement, so
+		// this cannot deadlock.
+		s.reapLocked(true)
+		if len(s.tenantPools) < maxTenantConns {
+			break
+		}
+		s.poolFreed.Wait()
+		p, ok = s.tenantPools[database]
+	}
 	if !ok {
 		p = &tenantPool{pids: map[int]bool{}}
 		db, err := s.open(database, func(pid int) {
@@ -319,6 +340,7 @@ func (s *Server) tenantDB(database string) (*sql.DB, func(), error) {
 		db.SetConnMaxIdleTime(tenantPoolIdleClose)
 		p.db = db
 		s.tenantPools[database] = p
+		s.tenantPoolsPeak = max(s.tenantPoolsPeak, len(s.tenantPools))
 	}
 	p.inUse++
 	release := func() {
@@ -327,6 +349,7 @@ func (s *Server) tenantDB(database string) (*sql.DB, func(), error) {
 		p.inUse--
 		p.lastUsed = time.Now()
 		s.reapLocked(false)
+		s.poolFreed.Broadcast()
 	}
 	return p.db, release, nil
 }
@@ -356,6 +379,9 @@ func (s *Server) reapLocked(all bool) {
 func (s *Server) closePoolLocked(name string, p *tenantPool) {
 	p.db.Close()
 	delete(s.tenantPools, name)
+	if s.poolFreed != nil {
+		s.poolFreed.Broadcast()
+	}
 	now := time.Now()
 	if s.exiting == nil {
 		s.exiting = map[int]time.Time{}

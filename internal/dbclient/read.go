@@ -87,12 +87,7 @@ func (s *Server) Privileges(ctx context.Context, database ddl.DatabaseName, gran
 }
 
 func (s *Server) mysqlPrivileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
-	cols := ddl.MySQLDBColumns(s.info)
-	names := make([]string, 0, len(cols)+1)
-	for _, c := range cols {
-		names = append(names, c.Column)
-	}
-	names = append(names, "Grant_priv")
+	names := mysqlDBColumnNames(s.info)
 	// Column names come from ddl's fixed catalog, never from input.
 	q := "SELECT " + strings.Join(names, ", ") + " FROM mysql.db WHERE Host = '%' AND User = ? AND Db = ?"
 	vals := make([]string, len(names))
@@ -100,29 +95,63 @@ func (s *Server) mysqlPrivileges(ctx context.Context, database ddl.DatabaseName,
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	var out []ddl.Privilege
+	var found bool
 	err := s.query(ctx, func(ctx context.Context, db queryer) error {
-		out = nil
 		err := db.QueryRowContext(ctx, q, grantee.String(), ddl.MySQLGrantPattern(database)).Scan(ptrs...)
 		if errors.Is(err, sql.ErrNoRows) {
+			found = false
 			return nil
 		}
-		if err != nil {
-			return err
-		}
-		for i, v := range vals {
-			if v != "Y" {
-				continue
-			}
-			if i == len(cols) {
-				out = append(out, ddl.GrantOption)
-			} else {
-				out = append(out, cols[i].Privilege)
-			}
-		}
-		return nil
+		found = err == nil
+		return err
 	})
-	return out, err
+	if err != nil || !found {
+		return nil, err
+	}
+	return mysqlDBPrivileges(s.info, vals), nil
+}
+
+// refreshPrivileges is Privileges for a refresh: MySQL/MariaDB serve it
+// from the accounts snapshot (catalog_accounts.go).
+func (s *Server) refreshPrivileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
+	if s.spec.Engine == ddl.EnginePostgres {
+		return s.Privileges(ctx, database, grantee)
+	}
+	vals, err := s.snapshotGrantRow(ctx, mysqlDBColumnNames(s.info), grantee, ddl.MySQLGrantPattern(database))
+	if err != nil {
+		return nil, s.readError(fmt.Sprintf("read privileges of %s on %s", grantee, database), err)
+	}
+	if vals == nil {
+		return nil, nil
+	}
+	return mysqlDBPrivileges(s.info, vals), nil
+}
+
+// mysqlDBColumnNames is the mysql.db privilege columns, then Grant_priv.
+func mysqlDBColumnNames(info ddl.ServerInfo) []string {
+	cols := ddl.MySQLDBColumns(info)
+	names := make([]string, 0, len(cols)+1)
+	for _, c := range cols {
+		names = append(names, c.Column)
+	}
+	return append(names, "Grant_priv")
+}
+
+// mysqlDBPrivileges reads a mysql.db row's values (as mysqlDBColumnNames).
+func mysqlDBPrivileges(info ddl.ServerInfo, vals []string) []ddl.Privilege {
+	cols := ddl.MySQLDBColumns(info)
+	var out []ddl.Privilege
+	for i, v := range vals {
+		if v != "Y" {
+			continue
+		}
+		if i == len(cols) {
+			out = append(out, ddl.GrantOption)
+		} else {
+			out = append(out, cols[i].Privilege)
+		}
+	}
+	return out
 }
 
 // postgresPrivileges reads the scope of the Dialect's SyncPrivileges

@@ -47,7 +47,9 @@ func newCLIWorkspace(t *testing.T) *cliWorkspace {
 			return
 		}
 		cli := filepath.Join(dir, "tf.rc")
-		rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/tenantdb/tenantdb\" = %q\n  }\n  direct {}\n}\n", bin)
+		// source = "tenantdb/tenantdb" means registry.terraform.io/... to
+		// terraform and registry.opentofu.org/... to OpenTofu: override both.
+		rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/tenantdb/tenantdb\" = %q\n    \"registry.opentofu.org/tenantdb/tenantdb\" = %q\n  }\n  direct {}\n}\n", bin, bin)
 		if builtProvider.err = os.WriteFile(cli, []byte(rc), 0o644); builtProvider.err != nil {
 			return
 		}
@@ -57,6 +59,16 @@ func newCLIWorkspace(t *testing.T) *cliWorkspace {
 		t.Fatal(builtProvider.err)
 	}
 	return &cliWorkspace{t: t, dir: t.TempDir(), env: builtProvider.env}
+}
+
+// cliBinary is the CLI the acceptance tests run: TF_ACC_TERRAFORM_PATH
+// when set (as terraform-plugin-testing reads it; OpenTofu in
+// `make testacc-tofu`), else terraform on PATH.
+func cliBinary() string {
+	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
+		return p
+	}
+	return "terraform"
 }
 
 // cleanupDirs are removed when the test binary ends (TestMain).
@@ -88,7 +100,7 @@ type cliResult struct {
 func (w *cliWorkspace) run(args ...string) cliResult {
 	w.t.Helper()
 	env := append(os.Environ(), w.env...)
-	out, err := tryEnv(w.dir, env, "terraform", append(args, "-json")...)
+	out, err := tryEnv(w.dir, env, cliBinary(), append(args, "-json")...)
 	res := cliResult{Output: out, Err: err}
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
@@ -206,4 +218,16 @@ func (w *cliWorkspace) stateAttr(typ, attr string) any {
 		w.t.Fatalf("%d instances of %s in state, want 1", len(is), typ)
 	}
 	return is[0]["attributes"].(map[string]any)[attr]
+}
+
+// stateServer decodes the `server` string (a db_server's ref) of the
+// single instance of typ.
+func (w *cliWorkspace) stateServer(typ string) map[string]any {
+	w.t.Helper()
+	raw, ok := w.stateAttr(typ, "server").(string)
+	var server map[string]any
+	if !ok || json.Unmarshal([]byte(raw), &server) != nil {
+		w.t.Fatalf("%s.server in state is not a JSON string: %v", typ, w.stateAttr(typ, "server"))
+	}
+	return server
 }

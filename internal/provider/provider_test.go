@@ -24,7 +24,12 @@ func TestMain(m *testing.M) {
 	// Fail loudly: without terraform the testing library tries to download
 	// it and exits without a FAIL line.
 	if os.Getenv("TF_ACC") != "" {
-		if _, err := exec.LookPath("terraform"); err != nil && os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
+		if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
+			if _, err := exec.LookPath(p); err != nil {
+				fmt.Fprintf(os.Stderr, "FAIL: TF_ACC_TERRAFORM_PATH: %v\n", err)
+				os.Exit(1)
+			}
+		} else if _, err := exec.LookPath("terraform"); err != nil {
 			fmt.Fprintln(os.Stderr, "FAIL: terraform is not on PATH; acceptance tests need terraform >= 1.11")
 			os.Exit(1)
 		}

@@ -25,9 +25,10 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure   = &dbServerResource{}
-	_ resource.ResourceWithImportState = &dbServerResource{}
-	_ resource.ResourceWithModifyPlan  = &dbServerResource{}
+	_ resource.ResourceWithConfigure    = &dbServerResource{}
+	_ resource.ResourceWithImportState  = &dbServerResource{}
+	_ resource.ResourceWithUpgradeState = &dbServerResource{}
+	_ resource.ResourceWithModifyPlan   = &dbServerResource{}
 )
 
 // NewDBServerResource is the tenantdb_db_server resource: a saved server
@@ -48,7 +49,7 @@ type dbServerModel struct {
 	ReservedUsernames types.Set    `tfsdk:"reserved_usernames"`
 	Flavor            types.String `tfsdk:"flavor"`
 	Version           types.String `tfsdk:"version"`
-	Ref               types.Object `tfsdk:"ref"`
+	Ref               types.String `tfsdk:"ref"`
 }
 
 func (r *dbServerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -57,6 +58,7 @@ func (r *dbServerResource) Metadata(_ context.Context, req resource.MetadataRequ
 
 func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Version: schemaVersion,
 		MarkdownDescription: "A saved database server that tenant resources provision on. Create and update connect as " +
 			"the admin login and test it: the server version must be supported (`UnsupportedServer`) and the admin " +
 			"must hold the documented rights (`MissingAdminRights`, listing each missing right and the statements " +
@@ -116,11 +118,11 @@ func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 				Computed: true, MarkdownDescription: "The server version, as `major.minor.patch`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"ref": schema.ObjectAttribute{
-				Computed: true, AttributeTypes: serverRefAttrTypes,
+			"ref": schema.StringAttribute{
+				Computed: true,
 				MarkdownDescription: "The server's non-secret settings (name, engine, host, port, username, tls, ca_cert, " +
-					"reserved_usernames) as one object: pass it as `server` to tenant resources. Known at plan time " +
-					"whenever the arguments are.",
+					"reserved_usernames) as compact JSON: pass it as `server` to tenant resources, and inside " +
+					"`jsonencode` for import IDs. Known at plan time whenever the arguments are.",
 			},
 		},
 	}
@@ -148,12 +150,10 @@ func (r *dbServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if cfgPort.IsNull() && !plan.Engine.IsUnknown() {
 		plan.Port = types.Int64Value(defaultPort(plan.Engine.ValueString()))
 	}
-	plan.Ref = types.ObjectUnknown(serverRefAttrTypes)
+	plan.Ref = types.StringUnknown()
 	if ref, ok, diags := refFromModel(ctx, plan.refModel()); ok {
 		resp.Diagnostics.Append(diags...)
-		obj, d := ref.object()
-		resp.Diagnostics.Append(d...)
-		plan.Ref = obj
+		plan.Ref = types.StringValue(ref.encode())
 	}
 	// A changed connection means flavor and version are read again.
 	if !req.State.Raw.IsNull() {
@@ -212,12 +212,11 @@ func (r *dbServerResource) test(ctx context.Context, m *dbServerModel) (diags di
 		addError(&diags, fmt.Sprintf("check the admin rights on server %q", ref.Name), err)
 		return diags
 	}
-	obj, _ := ref.object()
 	m.ID = types.StringValue(ref.Name)
 	m.Port = types.Int64Value(ref.Port)
 	m.Flavor = types.StringValue(string(srv.Info().Flavor))
 	m.Version = types.StringValue(srv.Info().Version.String())
-	m.Ref = obj
+	m.Ref = types.StringValue(ref.encode())
 	return diags
 }
 
@@ -232,9 +231,7 @@ func (r *dbServerResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if !ok || resp.Diagnostics.HasError() {
 		return
 	}
-	obj, d := ref.object()
-	resp.Diagnostics.Append(d...)
-	state.Ref = obj
+	state.Ref = types.StringValue(ref.encode())
 	// An unreachable server is a warning: a saved server is never removed
 	// from state because the network is down.
 	srv, err := r.data.connect(ctx, ref)
@@ -283,14 +280,26 @@ func (r *dbServerResource) ImportState(ctx context.Context, req resource.ImportS
 		addError(&resp.Diagnostics, "import tenantdb_db_server", err)
 		return
 	}
-	obj, d := ref.object()
-	resp.Diagnostics.Append(d...)
+	ca := types.StringNull()
+	if ref.CACert != "" {
+		ca = types.StringValue(ref.CACert)
+	}
+	reserved := types.SetNull(types.StringType)
+	if ref.ReservedUsernames != nil {
+		var d diag.Diagnostics
+		reserved, d = types.SetValueFrom(ctx, types.StringType, ref.ReservedUsernames)
+		resp.Diagnostics.Append(d...)
+	}
 	m := dbServerModel{
 		ID: types.StringValue(ref.Name), Name: types.StringValue(ref.Name), Engine: types.StringValue(ref.Engine),
 		Host: types.StringValue(ref.Host), Port: types.Int64Value(ref.Port), Username: types.StringValue(ref.Username),
-		TLS: types.StringValue(ref.TLS), CACert: obj.Attributes()["ca_cert"].(types.String),
-		ReservedUsernames: obj.Attributes()["reserved_usernames"].(types.Set),
-		Flavor:            types.StringUnknown(), Version: types.StringUnknown(), Ref: obj,
+		TLS: types.StringValue(ref.TLS), CACert: ca, ReservedUsernames: reserved,
+		Flavor: types.StringUnknown(), Version: types.StringUnknown(), Ref: types.StringValue(ref.encode()),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// UpgradeState: see state_upgrade.go.
+func (r *dbServerResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return upgradeRefToString("ref")
 }

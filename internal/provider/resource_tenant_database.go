@@ -26,6 +26,7 @@ import (
 var (
 	_ resource.ResourceWithConfigure      = &tenantDatabaseResource{}
 	_ resource.ResourceWithImportState    = &tenantDatabaseResource{}
+	_ resource.ResourceWithUpgradeState   = &tenantDatabaseResource{}
 	_ resource.ResourceWithModifyPlan     = &tenantDatabaseResource{}
 	_ resource.ResourceWithValidateConfig = &tenantDatabaseResource{}
 )
@@ -42,7 +43,7 @@ type tenantDatabaseResource struct{ data *providerData }
 
 type tenantDatabaseModel struct {
 	ID              types.String `tfsdk:"id"`
-	Server          types.Object `tfsdk:"server"`
+	Server          types.String `tfsdk:"server"`
 	Name            types.String `tfsdk:"name"`
 	CharacterSet    types.String `tfsdk:"character_set"`
 	Collation       types.String `tfsdk:"collation"`
@@ -56,6 +57,7 @@ func (r *tenantDatabaseResource) Metadata(_ context.Context, req resource.Metada
 
 func (r *tenantDatabaseResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Version: schemaVersion,
 		MarkdownDescription: "One tenant database. Create is a claim: `CREATE DATABASE` without `IF NOT EXISTS`, so an " +
 			"existing database is refused (`DatabasePreExists`) rather than adopted; adopt one only with `terraform import`. " +
 			"On PostgreSQL the database is isolated from `PUBLIC`. Destroy drops nothing unless `deletion_policy = \"delete\"` " +
@@ -125,16 +127,18 @@ func (r *tenantDatabaseResource) ValidateConfig(ctx context.Context, req resourc
 	if resp.Diagnostics.HasError() || m.Server.IsNull() || m.Server.IsUnknown() {
 		return
 	}
-	var engine types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("server").AtName("engine"), &engine)...)
-	if engine.IsNull() || engine.IsUnknown() {
+	// A server written by hand (jsonencode) is known here; one from a
+	// db_server's ref is not until plan time, where ModifyPlan checks it.
+	ref, known, diags := refFromString(m.Server)
+	resp.Diagnostics.Append(diags...)
+	if !known {
 		return
 	}
-	e, err := ddl.ParseEngine(engine.ValueString())
-	if err != nil {
-		addAttributeError(&resp.Diagnostics, path.Root("server").AtName("engine"), err)
+	if err := ref.validate(); err != nil {
+		addAttributeError(&resp.Diagnostics, path.Root("server"), err)
 		return
 	}
+	e := ref.engine()
 	if !m.Name.IsNull() && !m.Name.IsUnknown() {
 		if _, err := ddl.NewDatabaseName(e, m.Name.ValueString()); err != nil {
 			addAttributeError(&resp.Diagnostics, path.Root("name"), err)
@@ -167,7 +171,7 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ref, ok := planRef(ctx, plan.Server, &resp.Diagnostics)
+	ref, ok := planRef(plan.Server, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -194,7 +198,7 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 		addAttributeError(&resp.Diagnostics, path.Root("collation"), err)
 		return
 	}
-	stateRef, _, diags := refFromObject(ctx, state.Server)
+	stateRef, _, diags := refFromString(state.Server)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -222,7 +226,7 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 
 // target validates what a CRUD call is about.
 func (r *tenantDatabaseResource) target(ctx context.Context, m tenantDatabaseModel) (serverRef, ddl.DatabaseName, diag.Diagnostics) {
-	ref, diags := applyRef(ctx, m.Server)
+	ref, diags := applyRef(m.Server)
 	if diags.HasError() {
 		return ref, ddl.DatabaseName{}, diags
 	}
@@ -504,16 +508,19 @@ func parseTenantImportID(raw string) (serverRef, tenantImportID, error) {
 	if err := json.Unmarshal([]byte(raw), &id); err != nil {
 		return serverRef{}, id, fmt.Errorf("not a JSON object: %v", err)
 	}
-	var s dbServerImportID
-	if len(id.Server) == 0 || json.Unmarshal(id.Server, &s) != nil || s.Name == "" || s.Engine == "" || s.Host == "" || s.Username == "" {
-		return serverRef{}, id, fmt.Errorf("\"server\" must be the db_server's ref object")
+	// tenantdb_db_server.main.ref is a JSON string, so jsonencode puts a
+	// string here; an object written out by hand is read the same way.
+	server := []byte(id.Server)
+	var encoded string
+	if json.Unmarshal(id.Server, &encoded) == nil {
+		server = []byte(encoded)
 	}
-	ref := serverRef(s)
-	if ref.Port == 0 {
-		ref.Port = defaultPort(ref.Engine)
+	if len(server) == 0 {
+		return serverRef{}, id, fmt.Errorf("\"server\" is missing: it is the db_server's ref")
 	}
-	if ref.TLS == "" {
-		ref.TLS = "require"
+	ref, err := parseRef(server)
+	if err != nil {
+		return ref, id, err
 	}
 	return ref, id, ref.validate()
 }
@@ -528,12 +535,15 @@ func (r *tenantDatabaseResource) ImportState(ctx context.Context, req resource.I
 			"jsonencode({ server = tenantdb_db_server.main.ref, name = \"acme_wms\" })", err))
 		return
 	}
-	obj, diags := ref.object()
-	resp.Diagnostics.Append(diags...)
 	m := tenantDatabaseModel{
-		ID: types.StringValue(ref.Name + "/" + id.Name), Server: obj, Name: types.StringValue(id.Name),
+		ID: types.StringValue(ref.Name + "/" + id.Name), Server: types.StringValue(ref.encode()), Name: types.StringValue(id.Name),
 		CharacterSet: types.StringUnknown(), Collation: types.StringUnknown(),
 		DeletionPolicy: types.StringValue(deletionRetain), DatabaseCreated: types.BoolValue(false),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// UpgradeState: see state_upgrade.go.
+func (r *tenantDatabaseResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return upgradeRefToString("server")
 }

@@ -263,7 +263,7 @@ func TestAccTenantDatabase_moveChecksIdentity(t *testing.T) {
 			if !strings.Contains(d.Detail, fmt.Sprintf(":%d", a.Port)) || !strings.Contains(d.Detail, fmt.Sprintf(":%d", b.Port)) {
 				t.Fatalf("IdentityMismatch does not name both addresses: %q", d.Detail)
 			}
-			server := w.stateAttr("tenantdb_tenant_database", "server").(map[string]any)
+			server := w.stateServer("tenantdb_tenant_database")
 			if int(server["port"].(float64)) != a.Port {
 				t.Fatalf("state's port = %v after a refused move, want %d", server["port"], a.Port)
 			}
@@ -275,7 +275,7 @@ func TestAccTenantDatabase_moveChecksIdentity(t *testing.T) {
 			a.beforeRefusal(t, &accepted, "")
 			w.run("apply", "-auto-approve").mustSucceed(t, "move behind a proxy (same server)")
 			accepted.assert(t, "an accepted move runs no DDL")
-			server = w.stateAttr("tenantdb_tenant_database", "server").(map[string]any)
+			server = w.stateServer("tenantdb_tenant_database")
 			if int(server["port"].(float64)) != proxy.port {
 				t.Fatalf("state's port = %v after an accepted move, want %d", server["port"], proxy.port)
 			}
@@ -304,7 +304,7 @@ func TestAccTenantDatabase_importUnreachable(t *testing.T) {
 			id := strings.Replace(s.importID(map[string]any{"name": name}), fmt.Sprintf(`"port":%d`, s.Port), fmt.Sprintf(`"port":%d`, proxy.port), 1)
 			w := newCLIWorkspace(t)
 			w.write(fmt.Sprintf("import {\n  to = tenantdb_tenant_database.t\n  id = %q\n}\nresource \"tenantdb_tenant_database\" \"t\" {\n  server = %s\n  name = %q\n}\n",
-				id, "jsondecode("+fmt.Sprintf("%q", id)+").server", name))
+				id, "jsonencode(jsondecode("+fmt.Sprintf("%q", id)+").server)", name))
 			plan := w.run("plan")
 			if plan.Err == nil {
 				t.Fatalf("importing from an unreachable server succeeded:\n%s", plan.Output)

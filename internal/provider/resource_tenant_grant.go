@@ -21,9 +21,10 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure   = &tenantGrantResource{}
-	_ resource.ResourceWithImportState = &tenantGrantResource{}
-	_ resource.ResourceWithModifyPlan  = &tenantGrantResource{}
+	_ resource.ResourceWithConfigure    = &tenantGrantResource{}
+	_ resource.ResourceWithImportState  = &tenantGrantResource{}
+	_ resource.ResourceWithUpgradeState = &tenantGrantResource{}
+	_ resource.ResourceWithModifyPlan   = &tenantGrantResource{}
 )
 
 // NewTenantGrantResource is the tenantdb_tenant_grant resource: privileges
@@ -35,7 +36,7 @@ type tenantGrantResource struct{ data *providerData }
 
 type tenantGrantModel struct {
 	ID         types.String `tfsdk:"id"`
-	Server     types.Object `tfsdk:"server"`
+	Server     types.String `tfsdk:"server"`
 	Database   types.String `tfsdk:"database"`
 	Username   types.String `tfsdk:"username"`
 	Privileges types.Set    `tfsdk:"privileges"`
@@ -51,6 +52,7 @@ func (r *tenantGrantResource) Metadata(_ context.Context, req resource.MetadataR
 
 func (r *tenantGrantResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Version: schemaVersion,
 		MarkdownDescription: "Privileges on one tenant database for a principal that **already exists** " +
 			"(MySQL/MariaDB: the account `'username'@'%'`; PostgreSQL: a role). A grant never creates, alters or drops " +
 			"the principal: if it does not exist the apply fails with `GrantUserMissing` and changes nothing, and the " +
@@ -182,7 +184,7 @@ func (r *tenantGrantResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ref, ok := planRef(ctx, plan.Server, &resp.Diagnostics)
+	ref, ok := planRef(plan.Server, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -194,7 +196,7 @@ func (r *tenantGrantResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if !req.State.Raw.IsNull() {
 		var state tenantGrantModel
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		stateRef, _, diags := refFromObject(ctx, state.Server)
+		stateRef, _, diags := refFromString(state.Server)
 		resp.Diagnostics.Append(diags...)
 		if resp.Diagnostics.HasError() {
 			return
@@ -215,7 +217,7 @@ func grantID(ref serverRef, db, user string) string { return ref.Name + "/" + db
 // target validates what a CRUD call is about. change is true for Create
 // and Update: the privileges must be known and the principal not reserved.
 func (r *tenantGrantResource) target(ctx context.Context, m tenantGrantModel, change bool) (grantTarget, diag.Diagnostics) {
-	ref, diags := applyRef(ctx, m.Server)
+	ref, diags := applyRef(m.Server)
 	if diags.HasError() {
 		return grantTarget{}, diags
 	}
@@ -465,12 +467,15 @@ func (r *tenantGrantResource) ImportState(ctx context.Context, req resource.Impo
 			"jsonencode({ server = tenantdb_db_server.main.ref, database = \"acme_wms\", username = \"maester\" })", err))
 		return
 	}
-	obj, diags := ref.object()
-	resp.Diagnostics.Append(diags...)
 	m := tenantGrantModel{
 		ID:     types.StringValue(grantID(ref, id.Database, id.Username)),
-		Server: obj, Database: types.StringValue(id.Database), Username: types.StringValue(id.Username),
+		Server: types.StringValue(ref.encode()), Database: types.StringValue(id.Database), Username: types.StringValue(id.Username),
 		Privileges: types.SetUnknown(types.StringType),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// UpgradeState: see state_upgrade.go.
+func (r *tenantGrantResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return upgradeRefToString("server")
 }

@@ -24,9 +24,10 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure   = &tenantOwnerResource{}
-	_ resource.ResourceWithImportState = &tenantOwnerResource{}
-	_ resource.ResourceWithModifyPlan  = &tenantOwnerResource{}
+	_ resource.ResourceWithConfigure    = &tenantOwnerResource{}
+	_ resource.ResourceWithImportState  = &tenantOwnerResource{}
+	_ resource.ResourceWithUpgradeState = &tenantOwnerResource{}
+	_ resource.ResourceWithModifyPlan   = &tenantOwnerResource{}
 )
 
 // NewTenantOwnerResource is the tenantdb_tenant_owner resource: the one
@@ -38,7 +39,7 @@ type tenantOwnerResource struct{ data *providerData }
 
 type tenantOwnerModel struct {
 	ID                types.String `tfsdk:"id"`
-	Server            types.Object `tfsdk:"server"`
+	Server            types.String `tfsdk:"server"`
 	Database          types.String `tfsdk:"database"`
 	Username          types.String `tfsdk:"username"`
 	PasswordWO        types.String `tfsdk:"password_wo"`
@@ -60,6 +61,7 @@ func (r *tenantOwnerResource) Metadata(_ context.Context, req resource.MetadataR
 
 func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Version: schemaVersion,
 		MarkdownDescription: "The one login that owns a tenant database. Create is a claim: `CREATE USER`/`CREATE ROLE` " +
 			"without `IF NOT EXISTS`, so an existing login is refused (`PreExistingOwnerUser`) and its password is never " +
 			"touched. On PostgreSQL the login becomes the database's owner (which implies every privilege on it); on " +
@@ -199,7 +201,7 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ref, ok := planRef(ctx, plan.Server, &resp.Diagnostics)
+	ref, ok := planRef(plan.Server, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -220,7 +222,7 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 	}
 	var state tenantOwnerModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	stateRef, _, diags := refFromObject(ctx, state.Server)
+	stateRef, _, diags := refFromString(state.Server)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -244,7 +246,7 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 }
 
 func (r *tenantOwnerResource) target(ctx context.Context, m tenantOwnerModel) (ownerTarget, diag.Diagnostics) {
-	ref, diags := applyRef(ctx, m.Server)
+	ref, diags := applyRef(m.Server)
 	if diags.HasError() {
 		return ownerTarget{}, diags
 	}
@@ -579,15 +581,18 @@ func (r *tenantOwnerResource) ImportState(ctx context.Context, req resource.Impo
 			"jsonencode({ server = tenantdb_db_server.main.ref, database = \"acme_wms\", username = \"acme_app\" })", err))
 		return
 	}
-	obj, diags := ref.object()
-	resp.Diagnostics.Append(diags...)
 	m := tenantOwnerModel{
 		ID:     types.StringValue(ref.Name + "/" + id.Database + "/" + id.Username),
-		Server: obj, Database: types.StringValue(id.Database), Username: types.StringValue(id.Username),
+		Server: types.StringValue(ref.encode()), Database: types.StringValue(id.Database), Username: types.StringValue(id.Username),
 		PasswordWO: types.StringNull(), PasswordWOVersion: types.Int64Null(),
 		RetainPrevious: types.BoolValue(false), PreviousRetained: types.BoolValue(false),
 		Privileges: types.SetUnknown(types.StringType), UserCreated: types.BoolValue(false),
 		PreviousUsername: types.StringNull(),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// UpgradeState: see state_upgrade.go.
+func (r *tenantOwnerResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return upgradeRefToString("server")
 }

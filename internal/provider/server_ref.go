@@ -3,16 +3,17 @@
 package provider
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
@@ -44,17 +45,6 @@ type serverRefModel struct {
 	ReservedUsernames types.Set    `tfsdk:"reserved_usernames"`
 }
 
-var serverRefAttrTypes = map[string]attr.Type{
-	"name":               types.StringType,
-	"engine":             types.StringType,
-	"host":               types.StringType,
-	"port":               types.Int64Type,
-	"username":           types.StringType,
-	"tls":                types.StringType,
-	"ca_cert":            types.StringType,
-	"reserved_usernames": types.SetType{ElemType: types.StringType},
-}
-
 func defaultPort(engine string) int64 {
 	if engine == string(ddl.EnginePostgres) {
 		return 5432
@@ -71,32 +61,18 @@ const hostDescription = "Host name or IP address, without port: a DNS name (`db.
 // default, a written 0 is an error (never read as the default).
 func portValidator() validator.Int64 { return int64validator.Between(1, 65535) }
 
-// serverAttribute is the `server` argument of tenant resources.
-func serverAttribute() schema.SingleNestedAttribute {
-	return schema.SingleNestedAttribute{
-		MarkdownDescription: "The server to provision on: pass `tenantdb_db_server.<name>.ref`. Kept in state so " +
-			"that destroy and import can reach the server. Changing its `name` or `engine` is refused " +
-			"(`ImmutableAttribute`); other changes (host, port, TLS) update state in place and run no SQL.",
+// serverAttribute is the `server` argument of tenant resources: the
+// db_server's ref, a compact JSON string. A string, not a nested object,
+// because the framework's per-attribute work grows with every tenant
+// resource that repeats the object (BENCHMARKS.md); Terraform still shows
+// a change of it field by field, as jsonencode({ ... }).
+func serverAttribute() schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "The server to provision on: pass `tenantdb_db_server.<name>.ref` (the server's non-secret " +
+			"settings as compact JSON). Kept in state so that destroy and import can reach the server. Changing its " +
+			"`name` or `engine` is refused (`ImmutableAttribute`); other changes (host, port, TLS) update state in " +
+			"place and run no SQL.",
 		Required: true,
-		Attributes: map[string]schema.Attribute{
-			"name":   schema.StringAttribute{Required: true, MarkdownDescription: "Server name; keys the admin password."},
-			"engine": schema.StringAttribute{Required: true, MarkdownDescription: "`mysql` or `postgres`."},
-			"host": schema.StringAttribute{
-				Required: true, MarkdownDescription: hostDescription,
-				Validators: []validator.String{hostValidator{}},
-			},
-			"port": schema.Int64Attribute{
-				Optional: true, MarkdownDescription: "TCP port, 1-65535; omit it for the default 3306 (mysql) or 5432 (postgres).",
-				Validators: []validator.Int64{portValidator()},
-			},
-			"username": schema.StringAttribute{Required: true, MarkdownDescription: "The admin login."},
-			"tls":      schema.StringAttribute{Optional: true, MarkdownDescription: "`disable`, `require` (default), `verify-ca` or `verify-full`."},
-			"ca_cert":  schema.StringAttribute{Optional: true, MarkdownDescription: "PEM of the CA that signs the server certificate."},
-			"reserved_usernames": schema.SetAttribute{
-				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Group-level principals no tenant may own or be granted to.",
-			},
-		},
 	}
 }
 
@@ -126,26 +102,63 @@ func refFromModel(ctx context.Context, m serverRefModel) (serverRef, bool, diag.
 	return r, true, diags
 }
 
-// model renders the ref as its object value.
-func (r serverRef) object() (types.Object, diag.Diagnostics) {
-	reserved := types.SetNull(types.StringType)
-	if r.ReservedUsernames != nil {
-		elems := make([]attr.Value, len(r.ReservedUsernames))
-		for i, u := range r.ReservedUsernames {
-			elems[i] = types.StringValue(u)
+// refJSON is the encoding of a ref: fields in this fixed order, ca_cert
+// and reserved_usernames left out when empty, reserved_usernames sorted.
+// The encoding is part of state: changing it would show every tenant
+// resource as changed, so it only ever gains optional fields.
+type refJSON struct {
+	Name              string   `json:"name"`
+	Engine            string   `json:"engine"`
+	Host              string   `json:"host"`
+	Port              *int64   `json:"port,omitempty"`
+	Username          string   `json:"username"`
+	TLS               string   `json:"tls,omitempty"`
+	CACert            string   `json:"ca_cert,omitempty"`
+	ReservedUsernames []string `json:"reserved_usernames,omitempty"`
+}
+
+// encode renders the ref as the string tenant resources keep.
+func (r serverRef) encode() string {
+	reserved := slices.Clone(r.ReservedUsernames)
+	slices.Sort(reserved)
+	port := r.Port
+	b, err := json.Marshal(refJSON{Name: r.Name, Engine: r.Engine, Host: r.Host, Port: &port, Username: r.Username,
+		TLS: r.TLS, CACert: r.CACert, ReservedUsernames: reserved})
+	if err != nil {
+		panic(err) // strings and an int always marshal
+	}
+	return string(b)
+}
+
+// parseRef reads a ref from its JSON (a db_server's ref, or an object an
+// import ID or a hand-written jsonencode gives), filling the defaults of
+// an omitted port and tls. It does not validate the values (validate does).
+func parseRef(raw []byte) (serverRef, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var j refJSON
+	if err := dec.Decode(&j); err != nil {
+		return serverRef{}, fmt.Errorf("server must be tenantdb_db_server.<name>.ref (the server's settings as a JSON object): %v", err)
+	}
+	if dec.More() {
+		return serverRef{}, fmt.Errorf("server must be tenantdb_db_server.<name>.ref: trailing data after the JSON object")
+	}
+	for _, f := range []struct{ name, v string }{{"name", j.Name}, {"engine", j.Engine}, {"username", j.Username}} {
+		if f.v == "" {
+			return serverRef{}, fmt.Errorf("server must be tenantdb_db_server.<name>.ref: %q is missing", f.name)
 		}
-		reserved = types.SetValueMust(types.StringType, elems)
 	}
-	ca := types.StringNull()
-	if r.CACert != "" {
-		ca = types.StringValue(r.CACert)
+	r := serverRef{Name: j.Name, Engine: j.Engine, Host: j.Host, Username: j.Username, TLS: j.TLS, CACert: j.CACert,
+		ReservedUsernames: j.ReservedUsernames}
+	// Only an omitted port means the default: a written 0 stays 0 and
+	// validate refuses it.
+	if r.Port = defaultPort(r.Engine); j.Port != nil {
+		r.Port = *j.Port
 	}
-	return types.ObjectValue(serverRefAttrTypes, map[string]attr.Value{
-		"name": types.StringValue(r.Name), "engine": types.StringValue(r.Engine),
-		"host": types.StringValue(r.Host), "port": types.Int64Value(r.Port),
-		"username": types.StringValue(r.Username), "tls": types.StringValue(r.TLS),
-		"ca_cert": ca, "reserved_usernames": reserved,
-	})
+	if r.TLS == "" {
+		r.TLS = string(dbclient.TLSRequire)
+	}
+	return r, nil
 }
 
 // validate checks a ref's values with the engine's rules. Tenant resources
@@ -183,11 +196,4 @@ func (r serverRef) spec() (dbclient.Spec, error) {
 		Name: r.Name, Engine: r.engine(), Host: r.Host, Port: int(r.Port),
 		Username: r.Username, TLS: dbclient.TLSMode(r.TLS), CAPEM: r.CACert,
 	}, nil
-}
-
-// objectToRefModel converts an object value (state, plan, config) to the model.
-func objectToRefModel(ctx context.Context, o basetypes.ObjectValue) (serverRefModel, diag.Diagnostics) {
-	var m serverRefModel
-	diags := o.As(ctx, &m, basetypes.ObjectAsOptions{})
-	return m, diags
 }

@@ -17,17 +17,19 @@ import (
 // What every tenant resource shares: reading its server object, and
 // refusing a plan that moves it to another server name or engine.
 
-// refFromObject reads a tenant resource's server object; known is false
-// while any part is unknown.
-func refFromObject(ctx context.Context, o types.Object) (serverRef, bool, diag.Diagnostics) {
-	if o.IsNull() || o.IsUnknown() {
-		return serverRef{}, false, nil
-	}
-	m, diags := objectToRefModel(ctx, o)
-	if diags.HasError() {
+// refFromString reads a tenant resource's server string; known is false
+// while it is unknown.
+func refFromString(v types.String) (serverRef, bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if v.IsNull() || v.IsUnknown() {
 		return serverRef{}, false, diags
 	}
-	return refFromModel(ctx, m)
+	ref, err := parseRef([]byte(v.ValueString()))
+	if err != nil {
+		diags.AddAttributeError(path.Root("server"), "Invalid server", err.Error())
+		return ref, false, diags
+	}
+	return ref, true, diags
 }
 
 // refuseServerMove refuses (ImmutableAttribute) a plan that changes the
@@ -40,7 +42,7 @@ func refuseServerMove(diags *diag.Diagnostics, kind, object string, from, to ser
 		if c.from == c.to {
 			continue
 		}
-		diags.AddAttributeError(path.Root("server").AtName(c.attr),
+		diags.AddAttributeError(path.Root("server"),
 			fmt.Sprintf("%s: the server's %s of %s %q", ddl.ImmutableAttribute, c.attr, kind, object),
 			fmt.Sprintf("The plan moves the %s from server %s %q to %q. Moving a tenant between servers is a "+
 				"migration, not an edit: create it on the new server with a new resource, move the data, then remove this one.",
@@ -81,13 +83,13 @@ func (privilegesValidator) ValidateSet(ctx context.Context, req validator.SetReq
 }
 
 // applyRef is the server object of a CRUD call: it must be known and valid.
-func applyRef(ctx context.Context, o types.Object) (serverRef, diag.Diagnostics) {
-	ref, known, diags := refFromObject(ctx, o)
+func applyRef(v types.String) (serverRef, diag.Diagnostics) {
+	ref, known, diags := refFromString(v)
 	if diags.HasError() {
 		return ref, diags
 	}
 	if !known {
-		diags.AddError("Server settings are not known", "The server object must be known at apply time.")
+		diags.AddError("Server settings are not known", "The server (tenantdb_db_server.<name>.ref) must be known at apply time.")
 		return ref, diags
 	}
 	if err := ref.validate(); err != nil {
@@ -98,8 +100,8 @@ func applyRef(ctx context.Context, o types.Object) (serverRef, diag.Diagnostics)
 
 // planRef is the server object at plan time; ok is false while any part is
 // unknown or when it is invalid (which it reports on the server attribute).
-func planRef(ctx context.Context, o types.Object, diags *diag.Diagnostics) (serverRef, bool) {
-	ref, known, d := refFromObject(ctx, o)
+func planRef(v types.String, diags *diag.Diagnostics) (serverRef, bool) {
+	ref, known, d := refFromString(v)
 	diags.Append(d...)
 	if !known || diags.HasError() {
 		return ref, false

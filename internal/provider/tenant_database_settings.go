@@ -18,23 +18,17 @@ import (
 // when it means the same; a setting the configuration leaves out is
 // whatever the server has, and defaults apply only when creating.
 
-// engineOf reads the engine from a server object ("" when unknown).
-func engineOf(server types.Object) ddl.Engine {
-	if server.IsNull() || server.IsUnknown() {
-		return ""
-	}
-	e, ok := server.Attributes()["engine"].(types.String)
-	if !ok || e.IsNull() || e.IsUnknown() {
-		return ""
-	}
-	return ddl.Engine(e.ValueString())
+// engineOf reads the engine from a server string ("" when unknown).
+func engineOf(server types.String) ddl.Engine {
+	ref, _, _ := refFromString(server)
+	return ddl.Engine(ref.Engine)
 }
 
-func sameCharset(server types.Object, a, b string) bool {
+func sameCharset(server types.String, a, b string) bool {
 	return ddl.SameCharsetFor(engineOf(server), a, b)
 }
 
-func sameCollation(server types.Object, a, b string) bool {
+func sameCollation(server types.String, a, b string) bool {
 	return ddl.SameCollationFor(engineOf(server), a, b)
 }
 

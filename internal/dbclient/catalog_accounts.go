@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// The accounts snapshot does for refreshes of owners and grants what the
+// database snapshot does for databases: one query lists every login with
+// the value its identity is made of, and (MySQL/MariaDB) one query reads
+// every database-level grant row, so a refresh of N owners and grants
+// costs two queries instead of 2N. Only refresh reads (Owner, ReadGrant)
+// use it; every check before an alter or a drop reads the server directly.
+// Any statement this process runs drops the whole snapshot: a write is
+// never hidden, and a no-op plan or apply (no statements) keeps it.
+type accountsSnapshot struct {
+	loginsAt time.Time
+	logins   map[string]string // login name → LoginIdentity's raw value
+
+	grantsAt time.Time
+	grants   map[[2]string][]string // MySQL: (User, Db pattern) → mysql.db values, columns as mysqlDBColumns
+}
+
+// invalidateAccounts drops the accounts snapshot (after any statement).
+func (s *Server) invalidateAccounts() {
+	c := &s.catalog
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.accounts = accountsSnapshot{}
+}
+
+// snapshotLoginValue serves LoginIdentity's raw value from the snapshot,
+// loading it when missing or expired.
+func (s *Server) snapshotLoginValue(ctx context.Context, user ddl.Username) (string, bool, error) {
+	c := &s.catalog
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a := &c.accounts
+	if a.logins == nil || time.Since(a.loginsAt) > catalogTTL {
+		logins, err := s.loadLogins(ctx)
+		if err != nil {
+			return "", false, s.readError("read the logins", err)
+		}
+		a.logins, a.loginsAt = logins, time.Now()
+	}
+	v, found := a.logins[user.String()]
+	return v, found, nil
+}
+
+func (s *Server) loadLogins(ctx context.Context) (map[string]string, error) {
+	var q string
+	switch {
+	case s.info.Flavor == ddl.FlavorPostgres:
+		q = `SELECT rolname, oid::text FROM pg_roles`
+	case s.info.Flavor == ddl.FlavorMariaDB:
+		q = `SELECT User, COALESCE(JSON_VALUE(Priv, '$.password_last_changed'), '') FROM mysql.global_priv WHERE Host = '%'`
+	case ddl.StoresLoginMark(s.info):
+		q = `SELECT USER, COALESCE(JSON_UNQUOTE(JSON_EXTRACT(ATTRIBUTE, '$.tenantdb')), '') FROM information_schema.USER_ATTRIBUTES WHERE HOST = '%'`
+	default:
+		q = `SELECT User, '' FROM mysql.user WHERE Host = '%'`
+	}
+	out := map[string]string{}
+	err := s.queryEach(ctx, q, func() { clear(out) }, func(rows *sql.Rows) error {
+		var name, v string
+		if err := rows.Scan(&name, &v); err != nil {
+			return err
+		}
+		out[name] = v
+		return nil
+	})
+	return out, err
+}
+
+// snapshotGrantRow serves one mysql.db row's values from the snapshot;
+// nil when the row does not exist.
+func (s *Server) snapshotGrantRow(ctx context.Context, names []string, user ddl.Username, pattern string) ([]string, error) {
+	c := &s.catalog
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a := &c.accounts
+	if a.grants == nil || time.Since(a.grantsAt) > catalogTTL {
+		grants, err := s.loadGrantRows(ctx, names)
+		if err != nil {
+			return nil, err
+		}
+		a.grants, a.grantsAt = grants, time.Now()
+	}
+	return a.grants[[2]string{user.String(), pattern}], nil
+}
+
+func (s *Server) loadGrantRows(ctx context.Context, names []string) (map[[2]string][]string, error) {
+	// Column names come from ddl's fixed catalog, never from input.
+	q := "SELECT User, Db, " + strings.Join(names, ", ") + " FROM mysql.db WHERE Host = '%'"
+	out := map[[2]string][]string{}
+	err := s.queryEach(ctx, q, func() { clear(out) }, func(rows *sql.Rows) error {
+		var user, pattern string
+		vals := make([]string, len(names))
+		ptrs := []any{&user, &pattern}
+		for i := range vals {
+			ptrs = append(ptrs, &vals[i])
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		out[[2]string{user, pattern}] = vals
+		return nil
+	})
+	return out, err
+}
