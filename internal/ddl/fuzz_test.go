@@ -104,8 +104,8 @@ func FuzzUsernameAndPassword(f *testing.F) {
 			}
 			return
 		}
-		// MySQL: ALTER USER 'u'@'%' IDENTIFIED BY '<pw>'
-		got := NewDialect(mariadb).SetPassword(u, pw, false).Statements[0].SQL()
+		// MySQL 8: ALTER USER 'u'@'%' IDENTIFIED BY '<pw>', read back exactly.
+		got := NewDialect(mysql80).SetPassword(u, pw, false).Statements[0].SQL()
 		rest := strings.TrimPrefix(got, "ALTER USER ")
 		name, rest := unquote(t, rest, '\'')
 		if name != user || !strings.HasPrefix(rest, "@'%' IDENTIFIED BY ") {
@@ -114,6 +114,15 @@ func FuzzUsernameAndPassword(f *testing.F) {
 		lit, rest := unquote(t, strings.TrimPrefix(rest, "@'%' IDENTIFIED BY "), '\'')
 		if lit != password || rest != "" {
 			t.Fatalf("password rendered as %q, read back %q rest %q", got, lit, rest)
+		}
+		// MariaDB: the native hash, never the password.
+		maria := NewDialect(mariadb).SetPassword(u, pw, false).Statements[0].SQL()
+		name, rest = unquote(t, strings.TrimPrefix(maria, "ALTER USER "), '\'')
+		if name != user || !strings.HasPrefix(rest, "@'%' IDENTIFIED BY PASSWORD '*") {
+			t.Fatalf("mariadb rendered %q", maria)
+		}
+		if hash, rest := unquote(t, strings.TrimPrefix(rest, "@'%' IDENTIFIED BY PASSWORD "), '\''); hash != mysqlNativeHash(password) || rest != "" {
+			t.Fatalf("mariadb password clause %q is not the native hash alone", maria)
 		}
 		// PostgreSQL: the literal is a verifier, never the password.
 		pg := NewDialect(pg15).SetPassword(u, pw, false).Statements[0].SQL()

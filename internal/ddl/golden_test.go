@@ -174,8 +174,16 @@ func TestRedaction(t *testing.T) {
 			if !strings.Contains(p.String(), "[redacted]") {
 				t.Errorf("%s: plan string has no redaction marker: %s", info, p)
 			}
-			if e == EngineMySQL && !strings.Contains(real, "s3cret") {
+			if info.Flavor == FlavorMySQL && !strings.Contains(real, "s3cret") {
 				t.Errorf("%s: real SQL lacks the password", info)
+			}
+			if info.Flavor == FlavorMariaDB && (strings.Contains(real, "s3cret") || !strings.Contains(real, mysqlNativeHash("s3cret-Δ-'\\"))) {
+				t.Errorf("%s: MariaDB must receive the native hash, never the plaintext: %s", info, real)
+			}
+			for _, form := range []string{p.String(), fmt.Sprint(p)} {
+				if strings.Contains(form, mysqlNativeHash("s3cret-Δ-'\\")) {
+					t.Errorf("%s: the redacted plan shows the native hash: %s", info, form)
+				}
 			}
 			if e == EnginePostgres && (strings.Contains(real, "s3cret") || !strings.Contains(real, "SCRAM-SHA-256$4096:")) {
 				t.Errorf("%s: PostgreSQL must receive a verifier, never the plaintext: %s", info, real)

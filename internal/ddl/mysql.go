@@ -59,7 +59,8 @@ func (d mysql) DropDatabase(db DatabaseName) Plan {
 }
 
 func (d mysql) CreateOwner(db DatabaseName, owner Username, pw Password, privs PrivilegeSet) Plan {
-	create := sql("CREATE USER ", mysqlAccount(owner), " IDENTIFIED BY ").secret(mysqlLiteral(pw.s)).claims().done()
+	keywords, literal := d.identifiedBy(pw)
+	create := sql("CREATE USER ", mysqlAccount(owner), keywords).secret(literal).claims().done()
 	grant := d.SyncPrivileges(db, owner, Username{}, PrivilegeDiff{Grant: grantList(d.info, privs)})
 	return Plan{
 		Statements: append([]Statement{create}, grant.Statements...),
@@ -76,7 +77,8 @@ func grantList(info ServerInfo, privs PrivilegeSet) []Privilege {
 }
 
 func (d mysql) SetPassword(user Username, pw Password, retainCurrent bool) Plan {
-	b := sql("ALTER USER ", mysqlAccount(user), " IDENTIFIED BY ").secret(mysqlLiteral(pw.s))
+	keywords, literal := d.identifiedBy(pw)
+	b := sql("ALTER USER ", mysqlAccount(user), keywords).secret(literal)
 	if retainCurrent && d.isMySQL(8, 0, 14) {
 		b.add(" RETAIN CURRENT PASSWORD")
 	}

@@ -36,7 +36,10 @@ const providerAddress = "registry.terraform.io/tenantdb/tenantdb"
 // runner for workDir; HOME is an empty directory in tmp.
 func newTerraformCLI(tmp, binDir, workDir string) (*terraformCLI, error) {
 	rc := filepath.Join(tmp, "terraform.rc")
-	config := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n", providerAddress, binDir)
+	// source = "tenantdb/tenantdb" is registry.terraform.io/... to
+	// terraform and registry.opentofu.org/... to OpenTofu: override both.
+	config := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n    %q = %q\n  }\n  direct {}\n}\n",
+		providerAddress, binDir, "registry.opentofu.org/tenantdb/tenantdb", binDir)
 	if err := os.WriteFile(rc, []byte(config), 0o644); err != nil {
 		return nil, err
 	}

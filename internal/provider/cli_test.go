@@ -231,3 +231,24 @@ func (w *cliWorkspace) stateServer(typ string) map[string]any {
 	}
 	return server
 }
+
+// stateHas reports whether the state holds an instance of typ (false when
+// there is no state yet).
+func (w *cliWorkspace) stateHas(typ string) bool {
+	w.t.Helper()
+	raw, err := os.ReadFile(filepath.Join(w.dir, "terraform.tfstate"))
+	if os.IsNotExist(err) {
+		return false
+	}
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(raw, &st); err != nil {
+		w.t.Fatal(err)
+	}
+	if st["resources"] == nil {
+		return false
+	}
+	return len(instances(st, typ)) > 0
+}

@@ -51,7 +51,7 @@ func TestExamplesValidate(t *testing.T) {
 	}
 	write(t, filepath.Join(good, "main.tf"), all.String())
 	write(t, filepath.Join(good, "ca.pem"), "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n")
-	runEnv(t, good, env, "terraform", "validate", "-no-color")
+	runEnv(t, good, env, cliBinary(), "validate", "-no-color")
 
 	demoFiles, _ := filepath.Glob("../../examples/demo/*.tf")
 	if len(demoFiles) == 0 {
@@ -65,7 +65,7 @@ func TestExamplesValidate(t *testing.T) {
 		}
 		write(t, filepath.Join(demo, filepath.Base(f)), string(b))
 	}
-	runEnv(t, demo, env, "terraform", "validate", "-no-color")
+	runEnv(t, demo, env, cliBinary(), "validate", "-no-color")
 
 	bad := t.TempDir()
 	write(t, filepath.Join(bad, "main.tf"), header+`
@@ -80,7 +80,7 @@ resource "tenantdb_tenant_database" "bad" {
   name   = "template1"
 }
 `)
-	out, err := tryEnv(bad, env, "terraform", "validate", "-no-color")
+	out, err := tryEnv(bad, env, cliBinary(), "validate", "-no-color")
 	if err == nil || !strings.Contains(out, "InvalidIdentifier") {
 		t.Fatalf("terraform validate accepted a system database name:\n%s", out)
 	}

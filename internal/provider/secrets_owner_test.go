@@ -3,6 +3,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
 )
 
 // TestAccSecrets_ownerPasswordNowhere: every owner password used (create,
@@ -58,6 +61,7 @@ resource "tenantdb_tenant_owner" "o" {
 }
 `, db, u, version)
 			}
+			logMark := s.MarkLog(t)
 			rec := &scanRecord{}
 			planScan := noSecretInPlan{secrets, rec}
 			plans := resource.ConfigPlanChecks{
@@ -120,6 +124,49 @@ resource "tenantdb_tenant_owner" "o" {
 			if !sawPassword || searched < 10000 {
 				t.Fatalf("the TRACE logs (%d bytes) never show a redacted password statement: the search proves nothing", searched)
 			}
+			s.scanStatementLog(t, logMark, secrets)
 		})
 	}
+}
+
+// scanStatementLog searches what the server itself logged of the admin's
+// statements since mark (create, both rotations, destroy) for the
+// passwords and their digests. The password never reaches the server:
+// PostgreSQL receives a SCRAM verifier, MariaDB the mysql_native_password
+// hash it stores (which the MariaDB search must find, proving it reads
+// the password statements).
+func (s accServer) scanStatementLog(t *testing.T, mark testserver.LogMark, secrets []string) {
+	t.Helper()
+	stmts, err := s.StatementsSince(context.Background(), mark, s.Admin.Username)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	setsPassword := 0
+	for _, st := range stmts {
+		log.WriteString(st.Text + "\n")
+		if u := strings.ToUpper(st.Text); strings.Contains(u, "PASSWORD") || strings.Contains(u, "IDENTIFIED") {
+			setsPassword++
+		}
+	}
+	if setsPassword < 3 {
+		t.Fatalf("the server logged %d password statements of the admin, want at least 3 (create and two rotations): the search proves nothing", setsPassword)
+	}
+	sawHash := false
+	for _, pw := range secrets {
+		for needle, what := range secretNeedles(pw) {
+			if !strings.Contains(log.String(), needle) {
+				continue
+			}
+			if s.Engine != "postgres" && needle == mysqlNativeHash(pw) {
+				sawHash = true
+				continue
+			}
+			t.Fatalf("the server's statement log holds %s", what)
+		}
+	}
+	if s.Engine != "postgres" && !sawHash {
+		t.Fatal("MariaDB's general log shows no native hash of a password: the search found no password statement")
+	}
+	t.Logf("searched %d statements (%d bytes) in the server's own log: no password, no MD5/SHA-1/SHA-256 digest of one", len(stmts), log.Len())
 }

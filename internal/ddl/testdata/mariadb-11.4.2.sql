@@ -14,29 +14,29 @@ DROP DATABASE IF EXISTS `acme_1`;
 
 -- == create owner (ALL PRIVILEGES) ==
 -- claim: fails if it exists; never retried after a lost connection
-CREATE USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
+CREATE USER 'acme_app'@'%' IDENTIFIED BY PASSWORD '*59C24EE115E26896D38DE981554E99A6B97C88D8';
 SET STATEMENT sql_mode = 'NO_BACKSLASH_ESCAPES,STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION,NO_AUTO_CREATE_USER' FOR GRANT ALL PRIVILEGES ON `acme\_1`.* TO 'acme_app'@'%';
 -- undo
 DROP USER IF EXISTS 'acme_app'@'%';
 
 -- == create owner (SELECT, DELETE) ==
 -- claim: fails if it exists; never retried after a lost connection
-CREATE USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
+CREATE USER 'acme_app'@'%' IDENTIFIED BY PASSWORD '*59C24EE115E26896D38DE981554E99A6B97C88D8';
 SET STATEMENT sql_mode = 'NO_BACKSLASH_ESCAPES,STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION,NO_AUTO_CREATE_USER' FOR GRANT DELETE, SELECT ON `acme\_1`.* TO 'acme_app'@'%';
 -- undo
 DROP USER IF EXISTS 'acme_app'@'%';
 
 -- == set password ==
-ALTER USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
+ALTER USER 'acme_app'@'%' IDENTIFIED BY PASSWORD '*59C24EE115E26896D38DE981554E99A6B97C88D8';
 
 -- == set password, retaining the current one ==
-ALTER USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
+ALTER USER 'acme_app'@'%' IDENTIFIED BY PASSWORD '*59C24EE115E26896D38DE981554E99A6B97C88D8';
 
 -- == discard old password ==
 
 -- == rotate owner: handover ==
 -- claim: fails if it exists; never retried after a lost connection
-CREATE USER 'acme_app2'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
+CREATE USER 'acme_app2'@'%' IDENTIFIED BY PASSWORD '*59C24EE115E26896D38DE981554E99A6B97C88D8';
 SET STATEMENT sql_mode = 'NO_BACKSLASH_ESCAPES,STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION,NO_AUTO_CREATE_USER' FOR GRANT ALL PRIVILEGES ON `acme\_1`.* TO 'acme_app2'@'%';
 -- undo
 DROP USER IF EXISTS 'acme_app2'@'%';
