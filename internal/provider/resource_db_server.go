@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -109,6 +110,7 @@ func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"reserved_usernames": schema.SetAttribute{
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Group-level principals (e.g. `app`, `replicator`) that no tenant may own (`OwnerUserReserved`) or be granted to (`GrantUserReserved`).",
+				Validators:          []validator.Set{setvalidator.ValueStringsAre(identifierValidator{kind: "username"})},
 			},
 			"flavor": schema.StringAttribute{
 				Computed: true, MarkdownDescription: "What the server is: `mysql`, `mariadb` or `postgres`.",

@@ -178,6 +178,11 @@ func (r serverRef) validate() error {
 	default:
 		return fmt.Errorf("tls must be one of disable, require, verify-ca, verify-full; got %q", r.TLS)
 	}
+	for _, u := range r.ReservedUsernames {
+		if _, err := ddl.NewUsername(r.engine(), u); err != nil {
+			return err
+		}
+	}
 	return ddl.ValidatePort(r.Port)
 }
 

@@ -6,7 +6,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
@@ -23,9 +26,12 @@ func (v identifierValidator) MarkdownDescription(ctx context.Context) string {
 	return v.Description(ctx)
 }
 
-func (v identifierValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (v identifierValidator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
+	}
+	if (v.kind == "character set" || v.kind == "collation") && engineKnown(ctx, req.Config) {
+		return // ValidateConfig applies the engine's own rule: one refusal, not two
 	}
 	s := req.ConfigValue.ValueString()
 	var err error
@@ -54,4 +60,20 @@ func (v identifierValidator) ValidateString(_ context.Context, req validator.Str
 	if err != nil {
 		addAttributeError(&resp.Diagnostics, req.Path, err)
 	}
+}
+
+// engineKnown reports whether a tenant resource's configured server is
+// known and names a valid engine (then ValidateConfig checks settings with
+// that engine's rules).
+func engineKnown(ctx context.Context, config tfsdk.Config) bool {
+	var server types.String
+	if d := config.GetAttribute(ctx, path.Root("server"), &server); d.HasError() {
+		return false
+	}
+	ref, known, _ := refFromString(server)
+	if !known {
+		return false
+	}
+	_, err := ddl.ParseEngine(ref.Engine)
+	return err == nil
 }
