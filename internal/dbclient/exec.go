@@ -18,6 +18,20 @@ var (
 	retryMax      = 2 * time.Second
 )
 
+// settleAttempts is the budget of the reads that settle a claim whose
+// outcome is unknown (a connection lost during CREATE): about a minute, so
+// a server that restarts (the usual reason a connection is lost) is back
+// in time, and the apply ends knowing whether the object is its own
+// instead of leaving the next apply to refuse it as pre-existing.
+var settleAttempts = 32
+
+type settlingKey struct{}
+
+// settling gives the reads under ctx the settle budget.
+func settling(ctx context.Context) context.Context {
+	return context.WithValue(ctx, settlingKey{}, true)
+}
+
 // retry runs an idempotent fn until it succeeds, fails terminally, or the
 // budget is spent (then PrimaryUnavailable). Transient errors (nothing ran)
 // and lost connections (it may have run; running it again is harmless) are
@@ -31,8 +45,12 @@ func retry(ctx context.Context, spec Spec, fn func(context.Context) error) error
 // fail on its own success. That error is returned for the caller to report.
 func retryIf(ctx context.Context, spec Spec, idempotent bool, fn func(context.Context) error) error {
 	delay := retryBase
+	attempts := retryAttempts
+	if ctx.Value(settlingKey{}) != nil {
+		attempts = settleAttempts
+	}
 	var err error
-	for attempt := 0; attempt < retryAttempts; attempt++ {
+	for attempt := 0; attempt < attempts; attempt++ {
 		err = fn(ctx)
 		if err == nil {
 			return nil
@@ -46,7 +64,7 @@ func retryIf(ctx context.Context, spec Spec, idempotent bool, fn func(context.Co
 		default:
 			return err
 		}
-		if attempt == retryAttempts-1 {
+		if attempt == attempts-1 {
 			break // no point waiting after the last attempt
 		}
 		select {

@@ -217,6 +217,14 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	var st *DatabaseState
 	var id Identity
 	err := s.WithLock(ctx, db, func(ctx context.Context) error {
+		if s.info.Flavor == ddl.FlavorPostgres {
+			var err error
+			if st, err = s.claimPostgres(ctx, db, cs, co); err != nil {
+				return err
+			}
+			id, err = s.identityOf(ctx, st)
+			return err
+		}
 		plan := s.Dialect().CreateMarkedDatabase(db, cs, co, mark)
 		var err error
 		if f := fault(FaultClaimLostBefore, db.String()); f != nil {
@@ -233,8 +241,8 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 		if err != nil && Classify(err) == OutcomeUnknown && ddl.StoresClaimMark(s.info) {
 			// The connection was lost mid-claim. The mark says whose the
 			// database is, if there is one: read it on a fresh connection
-			// (the locked one is gone).
-			ctx = unlocked(ctx)
+			// (the locked one is gone), waiting for a restarting server.
+			ctx = settling(unlocked(ctx))
 			found, rerr := s.databaseDirect(ctx, db)
 			switch {
 			case rerr != nil:

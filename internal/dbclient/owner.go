@@ -217,9 +217,31 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		if err := s.checkOwnerConflict(ctx, db, user); err != nil {
 			return err
 		}
-		err := s.exec(ctx, ddl.CreateMarkedOwner(s.Dialect(), db, user, pw, privs, ddl.NewClaimMark()))
+		plan := ddl.CreateMarkedOwner(s.Dialect(), db, user, pw, privs, ddl.NewClaimMark())
+		err := fault(FaultOwnerClaimLostBefore, user.String())
+		if err != nil {
+			err = newStatementError(s.spec.Name, plan.Statements[0], err)
+		} else {
+			err = s.exec(ctx, plan)
+		}
+		if f := fault(FaultOwnerClaimLostAfter, user.String()); err == nil && f != nil {
+			err = newStatementError(s.spec.Name, plan.Statements[0], f)
+		}
 		if IsUserExists(err) {
 			return ddl.ErrPreExistingOwnerUser(s.spec.Name, user)
+		}
+		if err != nil && Classify(err) == OutcomeUnknown {
+			// The connection was lost during the CREATE: settle whose the
+			// login is, then finish the plan (or undo it) on a new one.
+			ours, serr := s.settleOwnerClaim(ctx, user, pw)
+			if !ours {
+				return serr
+			}
+			ctx = unlocked(ctx)
+			if err = s.exec(ctx, plan.Tail(1)); err != nil {
+				_ = s.exec(context.WithoutCancel(ctx), ddl.Plan{Statements: plan.Undo})
+				return err
+			}
 		}
 		if err != nil {
 			return err

@@ -90,11 +90,13 @@ func TestStatementLogRedacted(t *testing.T) {
 			t.Fatal(err)
 		}
 		created := log.since(mark)
-		if len(created) == 0 || !strings.HasPrefix(created[0].Statement, "CREATE DATABASE ") || !strings.Contains(created[0].Statement, db.String()) {
+		if len(created) == 0 || !strings.HasPrefix(created[0].Statement, "CREATE DATABASE ") {
 			t.Fatalf("the statement log of CreateDatabase does not start with its CREATE DATABASE:\n%s", strings.Join(statements(created), "\n"))
 		}
-		if e.isPG() {
-			assertLoggedPlan(t, created, ddl.Plan{Statements: s.Dialect().CreateDatabase(db, cs, co).Statements[1:]}, secret)
+		// PostgreSQL claims through a nonce database renamed last
+		// (ddl.PostgresClaim); MySQL/MariaDB create the name itself.
+		if last := created[len(created)-1].Statement; !strings.Contains(last, db.String()) {
+			t.Fatalf("the statement log of CreateDatabase does not end with the claim of %s:\n%s", db, strings.Join(statements(created), "\n"))
 		}
 
 		privs := mustPrivileges(t, e.engine, "ALL PRIVILEGES")

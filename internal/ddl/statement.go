@@ -89,6 +89,12 @@ func writeStatement(b *strings.Builder, s Statement) {
 	b.WriteString(";\n")
 }
 
+// Tail is the plan from statement i on, with the same undo (to finish a
+// plan whose first statements are known to have run).
+func (p Plan) Tail(i int) Plan {
+	return Plan{Statements: append([]Statement(nil), p.Statements[min(i, len(p.Statements)):]...), Undo: p.Undo}
+}
+
 // Append concatenates plans; the undo of a later plan runs first.
 func (p Plan) Append(q Plan) Plan {
 	return Plan{

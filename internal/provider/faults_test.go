@@ -172,6 +172,12 @@ func TestAccRace_databaseName(t *testing.T) {
 					t.Fatalf("round %d: the winner's destroy (deletion_policy = delete) did not drop its database", i)
 				}
 			}
+			if engine == "postgres" {
+				var left int
+				if err := s.super(t, "").QueryRow(`SELECT count(*) FROM pg_database WHERE datname LIKE 'tenantdb\_claim\_%'`).Scan(&left); err != nil || left != 0 {
+					t.Fatalf("the losers left %d nonce databases behind (%v)", left, err)
+				}
+			}
 			t.Logf("%d races for one database name: exactly one winner each time (%v)", rounds, wins)
 		})
 	}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// FaultNonceLostAfter makes the creation of a PostgreSQL nonce database
+// end in a lost connection after it ran (the rename's own points are
+// FaultClaimLostBefore, which fails the whole claim before anything runs,
+// and FaultClaimLostAfter, after the rename ran).
+const FaultNonceLostAfter = "nonce-lost-after"
+
+// claimPostgres claims db on PostgreSQL (ddl.PostgresClaim): an existing
+// name is refused before any statement; otherwise the nonce database is
+// made, then renamed to db. A connection lost at either step is settled by
+// reading the server again, so the caller always ends knowing whether db
+// is its own. Runs under the tenant lock.
+func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.Charset, co ddl.Collation) (*DatabaseState, error) {
+	// No SQL before a refusal: a name that exists now is refused by a read.
+	if st, err := s.databaseDirect(ctx, db); err != nil || st != nil {
+		if err == nil {
+			err = ddl.ErrDatabasePreExists(s.spec.Name, db)
+		}
+		return nil, err
+	}
+	claim := ddl.NewPostgresClaim(db, cs, co, ddl.NewClaimMark())
+	lost := func(point string, st ddl.Statement) error {
+		if f := fault(point, db.String()); f != nil {
+			return newStatementError(s.spec.Name, st, f)
+		}
+		return nil
+	}
+
+	// 1. The nonce database: nobody else can choose its name.
+	err := lost(FaultClaimLostBefore, claim.Create.Statements[0])
+	if err == nil {
+		err = s.exec(ctx, claim.Create)
+	}
+	if err == nil {
+		err = lost(FaultNonceLostAfter, claim.Create.Statements[0])
+	}
+	if err != nil && Classify(err) == OutcomeUnknown {
+		ctx = settling(unlocked(ctx)) // the locked connection may be the lost one; the server may be restarting
+		nonce, rerr := s.databaseDirect(ctx, claim.Nonce)
+		switch {
+		case rerr != nil:
+			return nil, err
+		case nonce == nil:
+			return nil, fmt.Errorf("%s: the connection was lost while creating database %q, and nothing was created: apply again",
+				s.spec.describe(), db)
+		}
+		// It exists, so it is ours: finish what the lost plan did.
+		if err = s.exec(ctx, claim.Create.Tail(1)); err != nil {
+			s.dropNonce(ctx, claim)
+		}
+	}
+	if err != nil {
+		return nil, err // a failure after the CREATE was undone by exec
+	}
+	nonce, err := s.databaseDirect(ctx, claim.Nonce)
+	if err == nil && nonce == nil {
+		err = fmt.Errorf("%s: database %q was created but cannot be read back", s.spec.describe(), claim.Nonce)
+	}
+	if err != nil {
+		s.dropNonce(ctx, claim)
+		return nil, err
+	}
+
+	// 2. The claim: the nonce database takes the tenant's name.
+	err = s.exec(ctx, claim.Rename)
+	if err == nil {
+		err = lost(FaultClaimLostAfter, claim.Rename.Statements[0])
+	}
+	if IsDatabaseExists(err) {
+		s.dropNonce(ctx, claim)
+		return nil, ddl.ErrDatabasePreExists(s.spec.Name, db)
+	}
+	if err != nil && Classify(err) == OutcomeUnknown {
+		ctx = settling(unlocked(ctx))
+		if st, rerr := s.databaseDirect(ctx, db); rerr == nil && st != nil && st.Marker == nonce.Marker {
+			return st, nil // the rename took effect: db is the nonce database
+		}
+		if left, rerr := s.databaseDirect(ctx, claim.Nonce); rerr == nil && left != nil {
+			s.dropNonce(ctx, claim)
+			return nil, fmt.Errorf("%s: the connection was lost while claiming database %q, and the claim did not take "+
+				"effect: nothing was created; apply again", s.spec.describe(), db)
+		}
+		return nil, err // still unknown: report the lost connection
+	}
+	if err != nil {
+		s.dropNonce(ctx, claim)
+		return nil, err
+	}
+	st, err := s.databaseDirect(ctx, db)
+	if err == nil && (st == nil || st.Marker != nonce.Marker) {
+		err = fmt.Errorf("%s: database %q was claimed but cannot be read back", s.spec.describe(), db)
+	}
+	return st, err
+}
+
+// dropNonce removes a nonce database that did not become the tenant's
+// (best effort: a left-over one is empty, and named ddl.NonceDatabasePrefix...).
+func (s *Server) dropNonce(ctx context.Context, claim ddl.PostgresClaim) {
+	_ = s.exec(context.WithoutCancel(unlocked(ctx)), claim.DropNonce)
+}
