@@ -252,3 +252,17 @@ func (w *cliWorkspace) stateHas(typ string) bool {
 	}
 	return len(instances(st, typ)) > 0
 }
+
+// state reads terraform.tfstate.
+func (w *cliWorkspace) state() map[string]any {
+	w.t.Helper()
+	raw, err := os.ReadFile(filepath.Join(w.dir, "terraform.tfstate"))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(raw, &st); err != nil {
+		w.t.Fatal(err)
+	}
+	return st
+}

@@ -17,7 +17,28 @@ const (
 	EnvPostgresDSN    = "TENANTDB_TEST_POSTGRES_SUPER_DSN"
 	EnvCAFile         = "TENANTDB_TEST_CA_FILE"
 	EnvPostgresBinDir = "TENANTDB_TEST_POSTGRES_BINDIR"
+	EnvEngines        = "TENANTDB_TEST_ENGINES"
+	// EnvPostgres14BinDir names a bin dir of PostgreSQL 14 (initdb,
+	// postgres) for the tests that start one to see it refused or to check
+	// the harness's csvlog path; unset, those tests skip.
+	EnvPostgres14BinDir = "TENANTDB_TEST_POSTGRES14_BINDIR"
 )
+
+// EngineSelected reports whether TENANTDB_TEST_ENGINES (a comma-separated
+// list of engines, e.g. "postgres"; unset or empty = all) selects engine.
+// Shared skips the tests of engines it leaves out.
+func EngineSelected(engine string) bool {
+	v := strings.TrimSpace(os.Getenv(EnvEngines))
+	if v == "" {
+		return true
+	}
+	for _, e := range strings.Split(v, ",") {
+		if strings.EqualFold(strings.TrimSpace(e), engine) {
+			return true
+		}
+	}
+	return false
+}
 
 func dsnEnv(engine string) string {
 	if engine == EngineMySQL {

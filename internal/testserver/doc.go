@@ -30,7 +30,10 @@
 // test-specific names and drop them.
 //
 // A server that cannot start fails the test (never skips it): a green run
-// must mean the tests really ran.
+// must mean the tests really ran. The one skip is asked for: with
+// TENANTDB_TEST_ENGINES set to a comma-separated list of engines (e.g.
+// "postgres"), Shared skips the tests of the engines it leaves out
+// (EngineSelected); Start is not affected.
 //
 // # Variants
 //
@@ -42,6 +45,11 @@
 // mariadb-install-db and mariadbd alike), with the same TLS and the same
 // minimal admin as the default server. Local backend only: with another
 // backend Start and Shared fail with an error saying so.
+//
+// WithPostgresBinDir(dir): PostgreSQL from the initdb and postgres in dir
+// rather than those TENANTDB_TEST_POSTGRES_BINDIR or /usr/lib/postgresql
+// name, e.g. an older release a test expects the provider to refuse, without
+// touching the environment parallel tests read. Local backend only.
 //
 // # Statement log
 //
@@ -109,7 +117,10 @@
 //     several statements), extended-protocol ones "execute" (with $n
 //     placeholders; parameter values are not in Text), and statements that
 //     failed before they could be logged as run (a parse error) are Kind
-//     "error", taken from the error report.
+//     "error", taken from the error report. PostgreSQL 14 and older have no
+//     jsonlog: the local backend (which reads the major version from
+//     "postgres --version") logs the same messages as csvlog to
+//     postgres.csv instead and reads that, with the same results.
 //
 // Per login. Statements are attributed to the login that sent them, not to
 // the test: on a shared server, parallel tests that use the same login see
@@ -139,8 +150,10 @@
 //     mariadb-install-db (apt-get install -y mariadb-server); PostgreSQL needs
 //     initdb and postgres under /usr/lib/postgresql/<major>/bin, the highest
 //     major is used (apt-get install -y postgresql), or the dir named by
-//     TENANTDB_TEST_POSTGRES_BINDIR. As root, PostgreSQL runs as the
-//     "postgres" OS user, so TMPDIR must be reachable by that user.
+//     TENANTDB_TEST_POSTGRES_BINDIR (any release from 14 on; scripts/pg-matrix.sh
+//     runs the tests on 15 to 18 that way). As root, PostgreSQL runs as the
+//     "postgres" OS user, so TMPDIR and the binaries must be reachable by
+//     that user.
 //     The server gets a CA and a server certificate generated at start-up
 //     (ECDSA P-256, SAN IP:127.0.0.1, IP:::1, DNS:localhost); CAPEM is the CA,
 //     and TLS is offered but not required, so tests can use tls "verify-full"

@@ -36,7 +36,7 @@ func startLocal(ctx context.Context, engine string, o startOptions) (*Server, er
 	if engine == EngineMySQL {
 		return startLocalMariaDB(ctx, o)
 	}
-	return startLocalPostgres(ctx)
+	return startLocalPostgres(ctx, o)
 }
 
 // localInstance is one server's temp dir, its watchdog and its process.

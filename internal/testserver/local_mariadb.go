@@ -122,12 +122,20 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 		return nil, err
 	}
 	logPath := li.path("error.log")
+	mariaReady := func(ctx context.Context) error {
+		conn, err := rootConnector.Connect(ctx)
+		if err != nil {
+			return err
+		}
+		return conn.Close()
+	}
 	var port, attempts int
+	var args []string
 	for attempt := 1; ; attempt++ {
 		if port, err = pickPort(attempt); err != nil {
 			return nil, err
 		}
-		args := []string{
+		args = []string{
 			"--no-defaults",
 			"--datadir=" + dataDir,
 			"--tmpdir=" + tmpDir,
@@ -167,13 +175,7 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 		if err = li.startServer(logPath, mariadbd, args...); err != nil {
 			return nil, err
 		}
-		err = waitFor(ctx, readyTimeout, li.exited, func(ctx context.Context) error {
-			conn, err := rootConnector.Connect(ctx)
-			if err != nil {
-				return err
-			}
-			return conn.Close()
-		})
+		err = waitFor(ctx, readyTimeout, li.exited, mariaReady)
 		if err == nil {
 			attempts = attempt
 			break
@@ -199,6 +201,7 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 		return openMySQL(mysqlTCPConfig(s.Host, s.Port, login, database, s.tlsConf, ""))
 	}
 	s.stopBackend = func() error { return li.destroy(5 * time.Second) }
+	s.restartable(li, func() error { return li.startServer(logPath, mariadbd, args...) }, mariaReady)
 	if err := finishSetup(ctx, s); err != nil {
 		return nil, fmt.Errorf("%w%s", err, logTail(logPath))
 	}

@@ -3,11 +3,14 @@
 package testserver
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,9 +28,9 @@ const postgresInstallHint = `install the server with "apt-get install -y postgre
 // TENANTDB_TEST_POSTGRES_BINDIR, else the highest major version under
 // /usr/lib/postgresql/*/bin (Debian's layout; none of it is on PATH).
 func findPostgres() (string, error) {
-	if dir := os.Getenv("TENANTDB_TEST_POSTGRES_BINDIR"); dir != "" {
+	if dir := os.Getenv(EnvPostgresBinDir); dir != "" {
 		if !isExecutable(filepath.Join(dir, "postgres")) || !isExecutable(filepath.Join(dir, "initdb")) {
-			return "", fmt.Errorf("TENANTDB_TEST_POSTGRES_BINDIR=%s holds no postgres and initdb", dir)
+			return "", fmt.Errorf("%s=%s holds no postgres and initdb", EnvPostgresBinDir, dir)
 		}
 		return dir, nil
 	}
@@ -52,6 +55,31 @@ func findPostgres() (string, error) {
 	return cands[0].dir, nil
 }
 
+// postgresMajor is the major version of the postgres binary in binDir, from
+// "postgres --version" ("postgres (PostgreSQL) 14.23", "postgres
+// (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)"). The flag is handled before
+// the server's refusal to run as root.
+func postgresMajor(ctx context.Context, binDir string) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	bin := filepath.Join(binDir, "postgres")
+	out, err := exec.CommandContext(ctx, bin, "--version").CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("%s --version: %w: %s", bin, err, bytes.TrimSpace(out))
+	}
+	m := pgVersionOutput.FindSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("%s --version printed %q: no PostgreSQL version in it", bin, bytes.TrimSpace(out))
+	}
+	return strconv.Atoi(string(m[1]))
+}
+
+var pgVersionOutput = regexp.MustCompile(`\(PostgreSQL\) (\d+)`)
+
+// pgFirstJSONLogMajor: jsonlog came with PostgreSQL 15. Older servers write
+// the statement log as csvlog (statementlog_postgres.go reads both).
+const pgFirstJSONLogMajor = 15
+
 func isExecutable(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
@@ -69,15 +97,30 @@ host    all  all  127.0.0.1/32   scram-sha-256
 
 // pgLogName is the base name of the server's logs in its temp dir:
 // postgres.log (the server's stdout/stderr, then the collector's text log)
-// and postgres.json (the collector's jsonlog).
+// and postgres.json (the collector's jsonlog; postgres.csv, its csvlog, on
+// PostgreSQL 14 and older).
 const pgLogName = "postgres"
 
 // startLocalPostgres runs initdb, starts postgres on a free port with our TLS
 // certificate, and creates the Super and Admin roles.
-func startLocalPostgres(ctx context.Context) (_ *Server, err error) {
-	binDir, err := findPostgres()
+func startLocalPostgres(ctx context.Context, o startOptions) (_ *Server, err error) {
+	binDir := o.postgresBinDir
+	if binDir != "" {
+		if !isExecutable(filepath.Join(binDir, "postgres")) || !isExecutable(filepath.Join(binDir, "initdb")) {
+			return nil, fmt.Errorf("WithPostgresBinDir(%q): no postgres and initdb there", binDir)
+		}
+	} else if binDir, err = findPostgres(); err != nil {
+		return nil, err
+	}
+	major, err := postgresMajor(ctx, binDir)
 	if err != nil {
 		return nil, err
+	}
+	// The statement log's machine-readable form: jsonlog on 15+, csvlog
+	// before (same content, one CSV record per message).
+	logDest, structuredLog := "stderr,jsonlog", pgLogName+".json"
+	if major < pgFirstJSONLogMajor {
+		logDest, structuredLog = "stderr,csvlog", pgLogName+".csv"
 	}
 	cred, err := serverUser("postgres")
 	if err != nil {
@@ -145,6 +188,7 @@ func startLocalPostgres(ctx context.Context) (_ *Server, err error) {
 	socketDir := li.dir
 	logPath := li.path(pgLogName + ".log")
 	var port, attempts int
+	var pgArgs []string
 	for attempt := 1; ; attempt++ {
 		if port, err = pickPort(attempt); err != nil {
 			return nil, err
@@ -152,7 +196,7 @@ func startLocalPostgres(ctx context.Context) (_ *Server, err error) {
 		if sock := filepath.Join(socketDir, ".s.PGSQL."+strconv.Itoa(port)); len(sock) > maxSocketPath {
 			return nil, fmt.Errorf("socket path %s is too long for a unix socket: use a shorter TMPDIR", sock)
 		}
-		err = li.startServer(logPath, filepath.Join(binDir, "postgres"),
+		pgArgs = []string{
 			"-D", dataDir,
 			"-p", strconv.Itoa(port),
 			"-k", socketDir,
@@ -166,33 +210,24 @@ func startLocalPostgres(ctx context.Context) (_ *Server, err error) {
 			// Statement log (statementlog_postgres.go): every statement
 			// is logged before it runs, as JSON lines (one per message,
 			// newlines escaped, with the session's login) in
-			// postgres.json; the same in text, with the login in each
-			// line's prefix, in postgres.log. The collector appends to
-			// the file the harness started the server with, so
-			// postgres.log holds everything the server said.
+			// postgres.json (before 15: CSV records in postgres.csv);
+			// the same in text, with the login in each line's prefix,
+			// in postgres.log. The collector appends to the file the
+			// harness started the server with, so postgres.log holds
+			// everything the server said.
 			"-c", "logging_collector=on",
-			"-c", "log_destination=stderr,jsonlog",
+			"-c", "log_destination="+logDest,
 			"-c", "log_directory="+li.dir,
 			"-c", "log_filename="+pgLogName+".log",
 			"-c", "log_rotation_age=0",
 			"-c", "log_rotation_size=0",
 			"-c", "log_statement=all",
 			"-c", "log_line_prefix=%m [%p] user=%u db=%d ",
-		)
-		if err != nil {
+		}
+		if err = li.startServer(logPath, filepath.Join(binDir, "postgres"), pgArgs...); err != nil {
 			return nil, err
 		}
-		err = waitFor(ctx, readyTimeout, li.exited, func(ctx context.Context) error {
-			cfg, err := pgSocketConfig(socketDir, port)
-			if err != nil {
-				return err
-			}
-			conn, err := pgx.ConnectConfig(ctx, cfg)
-			if err != nil {
-				return err
-			}
-			return conn.Close(ctx)
-		})
+		err = waitFor(ctx, readyTimeout, li.exited, pgReady(socketDir, port))
 		if err == nil {
 			attempts = attempt
 			break
@@ -238,7 +273,13 @@ func startLocalPostgres(ctx context.Context) (_ *Server, err error) {
 		return openPG(cfg), nil
 	}
 	s.stopBackend = func() error { return li.destroy(10 * time.Second) }
-	s.pgJSONLogFile = li.path(pgLogName + ".json")
+	s.restartable(li, func() error { return li.startServer(logPath, filepath.Join(binDir, "postgres"), pgArgs...) },
+		pgReady(socketDir, port))
+	if major < pgFirstJSONLogMajor {
+		s.pgCSVLogFile = li.path(structuredLog)
+	} else {
+		s.pgJSONLogFile = li.path(structuredLog)
+	}
 	if err := finishSetup(ctx, s); err != nil {
 		return nil, fmt.Errorf("%w%s", err, logTail(logPath))
 	}
@@ -261,4 +302,19 @@ func pgSocketConfig(dir string, port int) (*pgx.ConnConfig, error) {
 	cfg.Database = "postgres"
 	cfg.Fallbacks = nil
 	return cfg, nil
+}
+
+// pgReady succeeds once the server accepts a connection on its socket.
+func pgReady(socketDir string, port int) func(context.Context) error {
+	return func(ctx context.Context) error {
+		cfg, err := pgSocketConfig(socketDir, port)
+		if err != nil {
+			return err
+		}
+		conn, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		return conn.Close(ctx)
+	}
 }

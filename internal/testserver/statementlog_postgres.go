@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,7 +23,11 @@ import (
 // runs, so statements the server refuses (permission denied, object exists)
 // are there too; a statement that fails to parse is not logged as run, but
 // its error report names it ("statement"), which is kept as Kind "error". A
-// mark is the byte offset just past a fence's line.
+// mark is the byte offset just past a fence's line (record).
+//
+// A local server of PostgreSQL 14 or older has no jsonlog: it writes the
+// same messages as csvlog, one CSV record per message (quoted fields may
+// span lines), read by scanCSVLog into the same entries.
 
 // pgLogSource reads the jsonlog from a byte offset to its current end.
 type pgLogSource interface {
@@ -86,15 +91,22 @@ func (q pgSQLSource) read(ctx context.Context, off int64) (string, []byte, error
 }
 
 type pgLogReader struct {
-	s   *Server
-	src pgLogSource
+	s    *Server
+	src  pgLogSource
+	scan pgLogScanner // scanJSONLog, or scanCSVLog for a csvlog
 
 	mu       sync.Mutex
 	hintFile string
 	hint     int64 // an offset in hintFile known to be at or before the next fence
 }
 
-// pgJSONEntry holds the jsonlog fields read here.
+// pgLogScanner decodes the complete entries of data (read from offset base)
+// and calls fn with each entry and the offset just past it, until fn says
+// stop. An incomplete last entry is left for the next read.
+type pgLogScanner func(data []byte, base int64, fn func(e *pgJSONEntry, end int64) (stop bool)) (bool, error)
+
+// pgJSONEntry holds the jsonlog fields read here (scanCSVLog fills the same
+// fields from a csvlog record).
 type pgJSONEntry struct {
 	User      string `json:"user"`
 	Pid       int    `json:"pid"`
@@ -107,10 +119,13 @@ type pgJSONEntry struct {
 func (s *Server) newPostgresLogReader(ctx context.Context) (statementLogReader, error) {
 	switch s.Backend {
 	case BackendLocal:
+		if s.pgCSVLogFile != "" {
+			return &pgLogReader{s: s, src: pgFileSource{s.pgCSVLogFile}, scan: scanCSVLog}, nil
+		}
 		if s.pgJSONLogFile == "" {
 			return nil, fmt.Errorf("the local server was started without a jsonlog file")
 		}
-		return &pgLogReader{s: s, src: pgFileSource{s.pgJSONLogFile}}, nil
+		return &pgLogReader{s: s, src: pgFileSource{s.pgJSONLogFile}, scan: scanJSONLog}, nil
 	case BackendDSN:
 		db, err := s.SuperDB("")
 		if err != nil {
@@ -124,7 +139,7 @@ func (s *Server) newPostgresLogReader(ctx context.Context) (statementLogReader, 
 			return nil, fmt.Errorf("log_statement = %q; the statement log needs the server to run with log_statement = 'all', "+
 				"logging_collector = on and jsonlog in log_destination (this package does not change another server's configuration)", logStatement)
 		}
-		return &pgLogReader{s: s, src: pgSQLSource{s}}, nil
+		return &pgLogReader{s: s, src: pgSQLSource{s}, scan: scanJSONLog}, nil
 	default:
 		return nil, fmt.Errorf("not available on the %s backend for PostgreSQL: the image logs to the container's stderr, "+
 			"which this package does not read; use %s=local", s.Backend, EnvBackend)
@@ -160,6 +175,71 @@ func scanJSONLog(data []byte, base int64, fn func(e *pgJSONEntry, end int64) (st
 	}
 }
 
+// csvlog columns used here, by position (PostgreSQL 14 manual, "Using
+// CSV-Format Log Output": log_time, user_name, database_name, process_id,
+// connection_from, session_id, session_line_num, command_tag,
+// session_start_time, virtual_transaction_id, transaction_id,
+// error_severity, sql_state_code, message, detail, hint, internal_query,
+// internal_query_pos, context, query, query_pos, location,
+// application_name, backend_type, leader_pid, query_id). Columns are only
+// ever added at the end, so a record needs at least csvQuery+1 fields.
+const (
+	csvUser     = 1
+	csvPid      = 3
+	csvVxid     = 9
+	csvSeverity = 11
+	csvMessage  = 13
+	csvQuery    = 19 // the statement an error report names (jsonlog "statement")
+)
+
+// scanCSVLog is scanJSONLog for a csvlog. A record ends at a newline outside
+// double quotes: text fields are always quoted, with quotes inside doubled,
+// so counting quotes finds the end of each record even when a statement
+// spans lines. Each complete record is then parsed with encoding/csv.
+func scanCSVLog(data []byte, base int64, fn func(e *pgJSONEntry, end int64) (stop bool)) (bool, error) {
+	start, inQuotes := 0, false
+	for i, c := range data {
+		switch {
+		case c == '"':
+			inQuotes = !inQuotes
+			continue
+		case c != '\n' || inQuotes:
+			continue
+		}
+		rec := data[start : i+1]
+		recStart := base + int64(start)
+		start = i + 1
+		if len(bytes.TrimSpace(rec)) == 0 {
+			continue
+		}
+		cr := csv.NewReader(bytes.NewReader(rec))
+		cr.FieldsPerRecord = -1
+		fields, err := cr.Read()
+		if err != nil {
+			return false, fmt.Errorf("csvlog record at byte %d: %w", recStart, err)
+		}
+		if len(fields) <= csvQuery {
+			return false, fmt.Errorf("csvlog record at byte %d has %d fields, want at least %d", recStart, len(fields), csvQuery+1)
+		}
+		pid, err := strconv.Atoi(fields[csvPid])
+		if err != nil {
+			return false, fmt.Errorf("csvlog record at byte %d: process_id %q: %w", recStart, fields[csvPid], err)
+		}
+		e := pgJSONEntry{
+			User:      fields[csvUser],
+			Pid:       pid,
+			Severity:  fields[csvSeverity],
+			Message:   fields[csvMessage],
+			Statement: fields[csvQuery],
+			Vxid:      fields[csvVxid],
+		}
+		if fn(&e, base+int64(start)) {
+			return true, nil
+		}
+	}
+	return false, nil // an incomplete last record is read again next time
+}
+
 func (r *pgLogReader) mark(ctx context.Context) (LogMark, error) {
 	fence := newFence()
 	if err := r.s.runFence(ctx, fence); err != nil {
@@ -183,7 +263,7 @@ func (r *pgLogReader) mark(ctx context.Context) (LogMark, error) {
 			return false, nil
 		}
 		hintFile = file
-		found, err := scanJSONLog(data, from, func(e *pgJSONEntry, end int64) bool {
+		found, err := r.scan(data, from, func(e *pgJSONEntry, end int64) bool {
 			if r.isFence(e, fence) {
 				m = LogMark{srv: r.s, fence: fence, pos: end, file: file}
 				return true
@@ -227,7 +307,7 @@ func (r *pgLogReader) since(ctx context.Context, m LogMark) ([]logEntry, error) 
 		type logged struct{ text, vxid string }
 		last := map[int]logged{}
 		var fenceEnd int64
-		found, err := scanJSONLog(data, m.pos, func(e *pgJSONEntry, end int64) bool {
+		found, err := r.scan(data, m.pos, func(e *pgJSONEntry, end int64) bool {
 			if r.isFence(e, fence) {
 				fenceEnd = end
 				return true

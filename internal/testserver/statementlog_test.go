@@ -412,6 +412,7 @@ func TestStatementLogDSN(t *testing.T) {
 // parallel: starts racing for free ports would upset TestStopRemovesDirAndProcess,
 // which counts its start attempts.
 func TestStatementLogDSNTurnsLogOnAndBack(t *testing.T) {
+	skipUnselected(t, testserver.EngineMySQL)
 	target, err := testserver.Start(context.Background(), testserver.EngineMySQL)
 	if err != nil {
 		t.Fatal(err)

@@ -63,6 +63,8 @@ type Server struct {
 	attempts int
 	// local PostgreSQL: the collector's jsonlog file, read by the statement log
 	pgJSONLogFile string
+	// local PostgreSQL 14 and older (no jsonlog): its csvlog file instead
+	pgCSVLogFile string
 
 	// open opens a *sql.DB for the login on the database, over TCP (+TLS per
 	// tlsMode). Set by the backend because DSN-based servers keep the DSN's
@@ -71,6 +73,9 @@ type Server struct {
 	// stopBackend ends the server (local process, container) or, for dsn,
 	// does nothing. Called once, after dropSQL ran and the pools closed.
 	stopBackend func() error
+	// crash and restart: the local backend's Crash and Restart (crash.go).
+	crash   func() error
+	restart func(ctx context.Context) error
 	// dropSQL runs as superuser at Stop before anything is closed (dsn backend:
 	// drop the admin login we created on someone else's server).
 	dropSQL []string
@@ -325,8 +330,14 @@ func untrack(s *Server) {
 // and Shared(t, "mysql", WithLowerCaseTableNames()) are two servers. A failed
 // start is not retried: every later caller fails with the same error. The
 // test binary's TestMain must use RunMain, which stops the servers.
+//
+// The one skip: when TENANTDB_TEST_ENGINES is set and leaves the engine out
+// (EngineSelected), Shared skips the test, saying so, and starts nothing.
 func Shared(t testing.TB, engine string, opts ...Option) *Server {
 	t.Helper()
+	if !EngineSelected(engine) {
+		t.Skipf("testserver: %s=%q leaves out engine %q", EnvEngines, os.Getenv(EnvEngines), engine)
+	}
 	o := newStartOptions(opts)
 	key := engine + o.suffix()
 	if !runMainActive.Load() {

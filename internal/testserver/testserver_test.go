@@ -341,6 +341,7 @@ func TestStopRemovesDirAndProcess(t *testing.T) {
 	testserver.BusyFirstPort(t)
 	for _, engine := range engines {
 		t.Run(engine, func(t *testing.T) {
+			skipUnselected(t, engine)
 			t.Parallel()
 			srv, err := testserver.Start(context.Background(), engine)
 			if err != nil {
@@ -393,6 +394,7 @@ func TestCleanupAfterAbnormalExit(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.mode, func(t *testing.T) {
+			skipUnselected(t, c.engine)
 			t.Parallel()
 			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.v")
 			cmd.Env = append(os.Environ(), "TESTSERVER_HELPER_MODE="+c.mode, "TESTSERVER_HELPER_ENGINE="+c.engine)
@@ -467,6 +469,15 @@ func TestHelperProcess(t *testing.T) {
 
 // ---------------------------------------------------------------------------
 // helpers
+
+// skipUnselected skips a test that starts a server of engine with Start
+// (Shared skips by itself) when TENANTDB_TEST_ENGINES leaves engine out.
+func skipUnselected(t *testing.T, engine string) {
+	t.Helper()
+	if !testserver.EngineSelected(engine) {
+		t.Skipf("%s=%q leaves out engine %q", testserver.EnvEngines, os.Getenv(testserver.EnvEngines), engine)
+	}
+}
 
 // openVerifyFull connects over TCP with TLS verified against CAPEM and the
 // host name, as a client configured with tls = "verify-full" does: a

@@ -101,3 +101,21 @@ func TestLowerCaseTableNamesRefusals(t *testing.T) {
 		t.Errorf("dsn backend with WithLowerCaseTableNames: %v, want a refusal naming the local backend", err)
 	}
 }
+
+// TestPostgresBinDirRefusals: WithPostgresBinDir is for PostgreSQL on the
+// local backend, with a dir that holds the binaries, and says so otherwise.
+func TestPostgresBinDirRefusals(t *testing.T) {
+	_, err := testserver.Start(context.Background(), testserver.EngineMySQL, testserver.WithPostgresBinDir(t.TempDir()))
+	if err == nil || !strings.Contains(err.Error(), "WithPostgresBinDir") {
+		t.Errorf("mysql with WithPostgresBinDir: %v, want a refusal naming the option", err)
+	}
+	_, err = testserver.Start(context.Background(), testserver.EnginePostgres, testserver.WithPostgresBinDir(t.TempDir()))
+	if err == nil || !strings.Contains(err.Error(), "no postgres and initdb there") {
+		t.Errorf("postgres from an empty dir: %v, want an error saying the binaries are missing", err)
+	}
+	t.Setenv(testserver.EnvBackend, testserver.BackendDSN)
+	_, err = testserver.Start(context.Background(), testserver.EnginePostgres, testserver.WithPostgresBinDir(t.TempDir()))
+	if err == nil || !strings.Contains(err.Error(), "only the local backend") {
+		t.Errorf("dsn backend with WithPostgresBinDir: %v, want a refusal naming the local backend", err)
+	}
+}
