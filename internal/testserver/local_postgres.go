@@ -205,8 +205,8 @@ func startLocalPostgres(ctx context.Context, o startOptions) (_ *Server, err err
 			"-c", "full_page_writes=off",
 			"-c", "password_encryption=scram-sha-256",
 			"-c", "ssl=on",
-			"-c", "ssl_cert_file="+certFile,
-			"-c", "ssl_key_file="+keyFile,
+			"-c", "ssl_cert_file=" + certFile,
+			"-c", "ssl_key_file=" + keyFile,
 			// Statement log (statementlog_postgres.go): every statement
 			// is logged before it runs, as JSON lines (one per message,
 			// newlines escaped, with the session's login) in
@@ -216,9 +216,9 @@ func startLocalPostgres(ctx context.Context, o startOptions) (_ *Server, err err
 			// harness started the server with, so postgres.log holds
 			// everything the server said.
 			"-c", "logging_collector=on",
-			"-c", "log_destination="+logDest,
-			"-c", "log_directory="+li.dir,
-			"-c", "log_filename="+pgLogName+".log",
+			"-c", "log_destination=" + logDest,
+			"-c", "log_directory=" + li.dir,
+			"-c", "log_filename=" + pgLogName + ".log",
 			"-c", "log_rotation_age=0",
 			"-c", "log_rotation_size=0",
 			"-c", "log_statement=all",
