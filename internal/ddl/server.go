@@ -100,6 +100,12 @@ var minimumVersion = map[Flavor]Version{
 	FlavorPostgres: {15, 0, 0},
 }
 
+// flavorName and minimumName are how messages say a flavor and its minimum.
+var (
+	flavorName  = map[Flavor]string{FlavorMySQL: "MySQL", FlavorMariaDB: "MariaDB", FlavorPostgres: "PostgreSQL"}
+	minimumName = map[Flavor]string{FlavorMySQL: "8.0", FlavorMariaDB: "10.6", FlavorPostgres: "15"}
+)
+
 // CheckSupported refuses servers older than the supported minimum with
 // UnsupportedServer, and a flavor that does not match the declared engine.
 func CheckSupported(server string, declared Engine, info ServerInfo) error {
@@ -116,7 +122,8 @@ func CheckSupported(server string, declared Engine, info ServerInfo) error {
 	}
 	if !info.Version.AtLeast(min.Major, min.Minor, min.Patch) {
 		return refuse(UnsupportedServer, fmt.Sprintf("server %q", server),
-			fmt.Sprintf("The server is %s; tenantdb needs %s %d.%d or later.", info, info.Flavor, min.Major, min.Minor),
+			fmt.Sprintf("The server is %s %s; tenantdb needs %s %s or later.", flavorName[info.Flavor], info.Version,
+				flavorName[info.Flavor], minimumName[info.Flavor]),
 			"Upgrade the server or manage it without tenantdb.")
 	}
 	return nil

@@ -76,7 +76,7 @@ func TestAccUnsupportedServer_postgres14(t *testing.T) {
 	// terraform wraps the detail, so any whitespace between words.
 	words := func(s string) string { return strings.ReplaceAll(regexp.QuoteMeta(s), " ", `\s+`) }
 	want := regexp.MustCompile(`(?s)Error: ` + words(`UnsupportedServer: server "pg14"`) + `.*` +
-		words(fmt.Sprintf("The server is postgres %s; tenantdb needs postgres 15.0 or later.", v)))
+		words(fmt.Sprintf("The server is PostgreSQL %s; tenantdb needs PostgreSQL 15 or later.", v)))
 
 	database := uniqueName("pg14")
 	inline := fmt.Sprintf(`
