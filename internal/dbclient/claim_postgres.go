@@ -62,6 +62,9 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	if err != nil {
 		return nil, err // a failure after the CREATE was undone by exec
 	}
+	// The nonce database is ours: what follows waits for a restarting
+	// server rather than leave it behind.
+	ctx = settling(ctx)
 	nonce, err := s.databaseDirect(ctx, claim.Nonce)
 	if err == nil && nonce == nil {
 		err = fmt.Errorf("%s: database %q was created but cannot be read back", s.spec.describe(), claim.Nonce)

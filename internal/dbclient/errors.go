@@ -3,6 +3,7 @@
 package dbclient
 
 import (
+	"database/sql"
 	"context"
 	"database/sql/driver"
 	"errors"
@@ -92,6 +93,9 @@ func Classify(err error) Class {
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return Terminal
+	}
+	if errors.Is(err, sql.ErrConnDone) {
+		return Transient // the connection was already closed: nothing was sent
 	}
 	// Before the network classes below: a DNS or TLS failure is also a
 	// net.Error, and a pgx ConnectError, but retrying it cannot help.

@@ -5,6 +5,7 @@ package dbclient
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"time"
 
@@ -95,6 +96,12 @@ func (s *Server) exec(ctx context.Context, plan ddl.Plan) error {
 		defer s.invalidateAccounts()
 	}
 	for i, st := range plan.Statements {
+		if i > 0 && plan.Statements[i-1].Claim {
+			// The claim took effect: finishing what it started, or
+			// undoing it, is worth waiting for a restarting server
+			// rather than leaving an object nobody records.
+			ctx = settling(ctx)
+		}
 		if err := s.execOne(ctx, st); err != nil {
 			if i > 0 && len(plan.Undo) > 0 {
 				for _, u := range plan.Undo {
@@ -117,8 +124,13 @@ func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
 			})
 		}
 	}()
+	lockLost := false
 	err := retryIf(ctx, s.spec, !st.Claim, func(ctx context.Context) error {
+		if lockLost {
+			ctx = unlocked(ctx)
+		}
 		if err := s.run(ctx, st); err != nil {
+			lockLost = lockLost || connectionLost(err)
 			// Wrap before retry sees it: the PrimaryUnavailable text built
 			// after exhausted retries then quotes the redacted statement,
 			// never a server message that could echo a secret.
@@ -155,10 +167,24 @@ func (s *Server) run(ctx context.Context, st ddl.Statement) error {
 
 // query runs a read on the admin pool with retries.
 func (s *Server) query(ctx context.Context, fn func(ctx context.Context, db queryer) error) error {
+	lockLost := false
 	return retry(ctx, s.spec, func(ctx context.Context) error {
+		if lockLost {
+			ctx = unlocked(ctx)
+		}
 		s.registry.reads.Add(1)
-		return fn(ctx, s.adminConn(ctx))
+		err := fn(ctx, s.adminConn(ctx))
+		lockLost = lockLost || connectionLost(err)
+		return err
 	})
+}
+
+// connectionLost reports an error that ends the connection it came from.
+// A lock held on it is gone with it (the server releases session locks),
+// so retries go to the pool: after a server crash the locked connection
+// never comes back, and the work it was doing must still finish.
+func connectionLost(err error) bool {
+	return err != nil && (errors.Is(err, sql.ErrConnDone) || errors.Is(err, driver.ErrBadConn) || Classify(err) == OutcomeUnknown)
 }
 
 // queryIn runs a read inside a tenant database (PostgreSQL).

@@ -258,6 +258,8 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 		if err != nil {
 			return err
 		}
+		// The database is ours: wait for a restarting server to read it.
+		ctx = settling(ctx)
 		if st, err = s.databaseDirect(ctx, db); err != nil {
 			return err
 		}

@@ -247,7 +247,7 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 			return err
 		}
 		var found bool
-		if id, found, err = s.LoginIdentity(ctx, user); err == nil && !found {
+		if id, found, err = s.LoginIdentity(settling(ctx), user); err == nil && !found {
 			err = fmt.Errorf("%s: login %q was created but cannot be read back", s.spec.describe(), user)
 		}
 		return err

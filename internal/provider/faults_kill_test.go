@@ -126,6 +126,11 @@ resource "tenantdb_tenant_grant" "g%[1]d" {
 		t.Fatal(err)
 	}
 	first := <-done
+	for _, d := range first.Diagnostics {
+		if d.Severity == "error" {
+			t.Logf("kill point %d (%s), first apply: %s: %s", k, how, d.Summary, strings.ReplaceAll(d.Detail, "\n", " "))
+		}
+	}
 
 	// Apply again until it converges (at most twice); note what refuses.
 	converged := first.Err == nil
