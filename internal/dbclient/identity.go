@@ -250,6 +250,8 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 			case found == nil:
 				return fmt.Errorf("%s: the connection was lost while creating database %q, and it does not exist: "+
 					"nothing was created; apply again", s.spec.describe(), db)
+			case found.Marker == "":
+				return ddl.ErrDatabaseClaimUnproven(s.spec.Name, db)
 			case found.Marker != mark.String():
 				return ddl.ErrDatabasePreExists(s.spec.Name, db)
 			}

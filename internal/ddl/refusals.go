@@ -17,6 +17,19 @@ func ErrDatabasePreExists(server string, db DatabaseName) *Error {
 		"Adopt it with terraform import (it will then never be dropped by this resource), or choose another name.")
 }
 
+// ErrDatabaseClaimUnproven: the connection was lost during this apply's
+// CREATE DATABASE and the database that now exists carries no claim mark
+// (MariaDB killed mid-statement can keep the directory and lose the
+// comment): most likely this resource's own, but nothing proves it.
+func ErrDatabaseClaimUnproven(server string, db DatabaseName) *Error {
+	return refuse(DatabasePreExists, fmt.Sprintf("database %q on server %q", db, server),
+		"The connection was lost while this apply created the database, and the database that now exists has no "+
+			"claim mark (a server that crashed during CREATE DATABASE can keep the database and lose its comment): "+
+			"it is most likely this resource's own, but nothing proves it, so tenantdb does not adopt it.",
+		"If the database is empty, drop it and apply again (tenantdb then creates it with its mark); or adopt it "+
+			"with terraform import (it will then never be dropped by this resource).")
+}
+
 // ErrPreExistingOwnerUser: the claim on a login name was lost.
 func ErrPreExistingOwnerUser(server string, user Username) *Error {
 	return refuse(PreExistingOwnerUser, fmt.Sprintf("login %q on server %q", user, server),
