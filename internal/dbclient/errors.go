@@ -3,8 +3,8 @@
 package dbclient
 
 import (
-	"database/sql"
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
