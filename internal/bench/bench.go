@@ -55,6 +55,7 @@ type Config struct {
 	Engine      string // "mariadb" (default) or "postgres"
 	Rounds      int    // default 5
 	Peers       bool   // include the peer provider (binaries in CacheDir)
+	NoTFData    bool   // leave terraform_data out (growth runs: tenantdb and the floor only)
 	Profile     bool   // also profile one no-op plan of tenantdb (CPU and heap)
 	Parallelism int    // terraform -parallelism; 0: terraform's default (10)
 	ReportPath  string // where the markdown report goes ("": CacheDir/results/...)
@@ -263,8 +264,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			env:    []string{"TENANTDB_ADMIN_PASSWORD_MAIN=" + srv.srv.Admin.Password, "TF_VAR_owner_password=" + ownerPassword}},
 		{key: WorkFloor, label: "floor (do-nothing framework provider)",
 			config: func(round int) string { return FloorConfig(n, round) }},
-		{key: WorkTFData, label: "terraform_data",
-			config: func(round int) string { return TerraformDataConfig(n, round) }},
+	}
+	if !cfg.NoTFData {
+		works = append(works, &workload{key: WorkTFData, label: "terraform_data",
+			config: func(round int) string { return TerraformDataConfig(n, round) }})
 	}
 	if peerBin != "" {
 		p := &workload{key: WorkPeer, label: peerLabel, login: peerLogin, prefix: "peer", noServerResource: true,

@@ -123,7 +123,7 @@ func (r *tenantDatabaseResource) Configure(_ context.Context, req resource.Confi
 // (terraform validate needs no server).
 func (r *tenantDatabaseResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m tenantDatabaseModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.Config.Raw, &m)...)
 	if resp.Diagnostics.HasError() || m.Server.IsNull() || m.Server.IsUnknown() {
 		return
 	}
@@ -167,7 +167,7 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 		return
 	}
 	var plan tenantDatabaseModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.Plan.Raw, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -189,11 +189,11 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 			return
 		}
 		plan.ID = types.StringValue(ref.Name + "/" + plan.Name.ValueString())
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.Plan.Raw)...)
 		return
 	}
 	var state tenantDatabaseModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.State.Raw, &state)...)
 	if err := planSettings(ctx, req, e, &plan, &state); err != nil {
 		addAttributeError(&resp.Diagnostics, path.Root("collation"), err)
 		return
@@ -221,7 +221,7 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 			}
 		}
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.Plan.Raw)...)
 }
 
 // target validates what a CRUD call is about.
@@ -239,7 +239,7 @@ func (r *tenantDatabaseResource) target(ctx context.Context, m tenantDatabaseMod
 
 func (r *tenantDatabaseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan tenantDatabaseModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.Plan.Raw, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -270,12 +270,12 @@ func (r *tenantDatabaseResource) Create(ctx context.Context, req resource.Create
 	plan.DatabaseCreated = types.BoolValue(true)
 	settingsFromServer(&plan, st)
 	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, id)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.State.Raw)...)
 }
 
 func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state tenantDatabaseModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.State.Raw, &state)...)
 	recorded, diags := recordedIdentity(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -343,13 +343,13 @@ func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequ
 		state.DeletionPolicy = types.StringValue(deletionRetain)
 	}
 	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, id)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 }
 
 func (r *tenantDatabaseResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state tenantDatabaseModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.Plan.Raw, &plan)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.State.Raw, &state)...)
 	recorded, diags := recordedIdentity(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -368,7 +368,7 @@ func (r *tenantDatabaseResource) Update(ctx context.Context, req resource.Update
 	// Whatever fails below, state keeps the old address and settings.
 	refuse := func(err error, doing string) {
 		addError(&resp.Diagnostics, doing, err)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 	}
 	if moved || alter {
 		srv, err := r.data.connect(ctx, ref)
@@ -407,7 +407,7 @@ func (r *tenantDatabaseResource) Update(ctx context.Context, req resource.Update
 	// deletion_policy, reserved_usernames and the spelling of unchanged
 	// settings only update state.
 	plan.DatabaseCreated = state.DatabaseCreated
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.State.Raw)...)
 }
 
 // checkMove accepts a new server address only when the recorded database
@@ -446,7 +446,7 @@ func (r *tenantDatabaseResource) alter(ctx context.Context, srv *dbclient.Server
 
 func (r *tenantDatabaseResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state tenantDatabaseModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.State.Raw, &state)...)
 	recorded, diags := recordedIdentity(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {

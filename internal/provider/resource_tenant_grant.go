@@ -180,7 +180,7 @@ func (r *tenantGrantResource) ModifyPlan(ctx context.Context, req resource.Modif
 		return
 	}
 	var plan tenantGrantModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.Plan.Raw, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -195,7 +195,7 @@ func (r *tenantGrantResource) ModifyPlan(ctx context.Context, req resource.Modif
 	}
 	if !req.State.Raw.IsNull() {
 		var state tenantGrantModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		resp.Diagnostics.Append(decodeModel(ctx, req.State.Raw, &state)...)
 		stateRef, _, diags := refFromString(state.Server)
 		resp.Diagnostics.Append(diags...)
 		if resp.Diagnostics.HasError() {
@@ -208,7 +208,7 @@ func (r *tenantGrantResource) ModifyPlan(ctx context.Context, req resource.Modif
 	}
 	if !plan.Database.IsUnknown() && !plan.Username.IsUnknown() {
 		plan.ID = types.StringValue(grantID(ref, plan.Database.ValueString(), plan.Username.ValueString()))
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.Plan.Raw)...)
 	}
 }
 
@@ -254,7 +254,7 @@ func recordGrantIdentities(ctx context.Context, p privateWriter, ids dbclient.Gr
 
 func (r *tenantGrantResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan tenantGrantModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.Plan.Raw, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -274,12 +274,12 @@ func (r *tenantGrantResource) Create(ctx context.Context, req resource.CreateReq
 	}
 	plan.ID = types.StringValue(grantID(t.ref, t.db.String(), t.user.String()))
 	resp.Diagnostics.Append(recordGrantIdentities(ctx, resp.Private, ids)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.State.Raw)...)
 }
 
 func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state tenantGrantModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.State.Raw, &state)...)
 	recorded, diags := grantIdentities(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -367,7 +367,7 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 	state.ID = types.StringValue(grantID(t.ref, t.db.String(), t.user.String()))
 	resp.Diagnostics.Append(recordGrantIdentities(ctx, resp.Private, st.Identity)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 }
 
 func privilegeSetValue(names []string) types.Set {
@@ -380,8 +380,8 @@ func privilegeSetValue(names []string) types.Set {
 
 func (r *tenantGrantResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state tenantGrantModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.Plan.Raw, &plan)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.State.Raw, &state)...)
 	recorded, diags := grantIdentities(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -395,7 +395,7 @@ func (r *tenantGrantResource) Update(ctx context.Context, req resource.UpdateReq
 	// Whatever fails below, state keeps what it said.
 	keepOld := func(err error, doing string) {
 		addError(&resp.Diagnostics, doing, err)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 	}
 	srv, err := r.data.connect(ctx, t.ref)
 	if err != nil {
@@ -409,12 +409,12 @@ func (r *tenantGrantResource) Update(ctx context.Context, req resource.UpdateReq
 		return
 	}
 	plan.ID = types.StringValue(grantID(t.ref, t.db.String(), t.user.String()))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.State.Raw)...)
 }
 
 func (r *tenantGrantResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state tenantGrantModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.State.Raw, &state)...)
 	recorded, diags := grantIdentities(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {

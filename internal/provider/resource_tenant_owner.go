@@ -197,7 +197,7 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 		return
 	}
 	var plan tenantOwnerModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.Plan.Raw, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -217,11 +217,11 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 		plan.UserCreated = types.BoolUnknown()
 		plan.PreviousUsername = types.StringNull()
 		plan.PreviousRetained = types.BoolValue(false)
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.Plan.Raw)...)
 		return
 	}
 	var state tenantOwnerModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.State.Raw, &state)...)
 	stateRef, _, diags := refFromString(state.Server)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -242,7 +242,7 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 			plan.UserCreated = types.BoolUnknown()
 		}
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.Plan.Raw)...)
 }
 
 func (r *tenantOwnerResource) target(ctx context.Context, m tenantOwnerModel) (ownerTarget, diag.Diagnostics) {
@@ -279,7 +279,7 @@ func ownerPassword(ctx context.Context, cfg interface {
 
 func (r *tenantOwnerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan tenantOwnerModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.Plan.Raw, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -306,12 +306,12 @@ func (r *tenantOwnerResource) Create(ctx context.Context, req resource.CreateReq
 	plan.PreviousUsername = types.StringNull()
 	plan.PreviousRetained = types.BoolValue(false)
 	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, id)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.State.Raw)...)
 }
 
 func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state tenantOwnerModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.State.Raw, &state)...)
 	recorded, diags := recordedIdentity(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -379,7 +379,7 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 		state.UserCreated = types.BoolValue(false)
 	}
 	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, st.Identity)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 }
 
 // ownerPrivilegesValue is what Read reports: the declared set when the
@@ -402,8 +402,8 @@ func ownerPrivilegesValue(info ddl.ServerInfo, declared types.Set, st *dbclient.
 
 func (r *tenantOwnerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state tenantOwnerModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.Plan.Raw, &plan)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.State.Raw, &state)...)
 	recorded, diags := recordedIdentity(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	previous, diags := privateIdentity(ctx, req.Private, previousIdentityKey)
@@ -424,7 +424,7 @@ func (r *tenantOwnerResource) Update(ctx context.Context, req resource.UpdateReq
 	}
 	keepOld := func(err error, doing string) {
 		addError(&resp.Diagnostics, doing, err)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 	}
 	srv, err := r.data.connect(ctx, t.ref)
 	if err != nil {
@@ -505,7 +505,7 @@ func (r *tenantOwnerResource) Update(ctx context.Context, req resource.UpdateReq
 	plan.UserCreated = types.BoolValue(created)
 	plan.PreviousUsername = prevName
 	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, recorded)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.State.Raw)...)
 }
 
 // retryPreviousDrop drops a rotated-out login whose drop failed before, if
@@ -532,7 +532,7 @@ func (r *tenantOwnerResource) retryPreviousDrop(ctx context.Context, srv *dbclie
 
 func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state tenantOwnerModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(decodeModel(ctx, req.State.Raw, &state)...)
 	recorded, diags := recordedIdentity(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	previous, diags := privateIdentity(ctx, req.Private, previousIdentityKey)

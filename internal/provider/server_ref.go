@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -201,4 +202,36 @@ func (r serverRef) spec() (dbclient.Spec, error) {
 		Name: r.Name, Engine: r.engine(), Host: r.Host, Port: int(r.Port),
 		Username: r.Username, TLS: dbclient.TLSMode(r.TLS), CAPEM: r.CACert,
 	}, nil
+}
+
+// parsedRefs remembers what parseRef gave for a server string. Every tenant
+// resource of a configuration carries the same string, so a plan of 1,000
+// tenants would otherwise decode the same JSON (with its CA certificate)
+// several thousand times. Bounded: cleared when it reaches refCacheSize.
+var parsedRefs struct {
+	sync.Mutex
+	m map[string]parsedRef
+}
+
+type parsedRef struct {
+	ref serverRef
+	err error
+}
+
+const refCacheSize = 64
+
+// parseRefCached is parseRef with parsedRefs in front. The ref it returns
+// shares its ReservedUsernames with the cache: callers never modify it.
+func parseRefCached(s string) (serverRef, error) {
+	parsedRefs.Lock()
+	defer parsedRefs.Unlock()
+	if p, ok := parsedRefs.m[s]; ok {
+		return p.ref, p.err
+	}
+	ref, err := parseRef([]byte(s))
+	if parsedRefs.m == nil || len(parsedRefs.m) >= refCacheSize {
+		parsedRefs.m = make(map[string]parsedRef, refCacheSize)
+	}
+	parsedRefs.m[s] = parsedRef{ref: ref, err: err}
+	return ref, err
 }

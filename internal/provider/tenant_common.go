@@ -24,7 +24,7 @@ func refFromString(v types.String) (serverRef, bool, diag.Diagnostics) {
 	if v.IsNull() || v.IsUnknown() {
 		return serverRef{}, false, diags
 	}
-	ref, err := parseRef([]byte(v.ValueString()))
+	ref, err := parseRefCached(v.ValueString())
 	if err != nil {
 		diags.AddAttributeError(path.Root("server"), "Invalid server", err.Error())
 		return ref, false, diags
