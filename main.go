@@ -30,6 +30,7 @@ func main() {
 		return
 	}
 	provider.QuietSDKLogs()
+	provider.LimitMemory()
 
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: "registry.terraform.io/tenantdb/tenantdb",

@@ -23,6 +23,7 @@ import (
 
 func main() {
 	provider.QuietSDKLogs()
+	provider.LimitMemory()
 	dir := os.Getenv("TENANTDB_BENCH_PROFILE_DIR")
 	var cpu *os.File
 	if dir != "" {
@@ -42,9 +43,18 @@ func main() {
 		pprof.StopCPUProfile()
 		_ = cpu.Close()
 		if heap, herr := os.Create(filepath.Join(dir, fmt.Sprintf("heap-%d.pprof", os.Getpid()))); herr == nil {
-			runtime.GC() // up-to-date in-use figures; alloc_space counts every allocation regardless
+			// Twice: a heap profile shows the heap as of the GC before the last
+			// one, so one GC would still show what was live while serving.
+			runtime.GC()
+			runtime.GC()
 			_ = pprof.WriteHeapProfile(heap)
 			_ = heap.Close()
+		}
+		// Goroutines still alive once Serve returned, grouped by stack: a
+		// request's goroutine left behind holds its whole context.
+		if g, gerr := os.Create(filepath.Join(dir, fmt.Sprintf("goroutines-%d.txt", os.Getpid()))); gerr == nil {
+			_ = pprof.Lookup("goroutine").WriteTo(g, 1)
+			_ = g.Close()
 		}
 	}
 	if err != nil {
