@@ -95,7 +95,7 @@ func (h *MySQLHeldRights) ParseMySQLGrantLine(info ServerInfo, line string) {
 		}
 		h.Global = append(h.Global, p)
 	}
-	if strings.HasSuffix(strings.TrimSpace(line), "WITH GRANT OPTION") {
+	if strings.HasSuffix(strings.TrimSpace(line), " WITH GRANT OPTION") {
 		h.GrantOption = true
 	}
 }
