@@ -10,7 +10,8 @@
 //	make bench-smoke                    # N=5, 1 round, no peers: fails on a failed phase or DDL in a no-op
 //
 // Environment (flags override): N, ENGINE (mariadb, postgres), ROUNDS,
-// PEERS (1: include the peer), NO_TFDATA (1: leave terraform_data out), PROFILE (1: profile one no-op plan),
+// PEERS (1: include the peer), NO_TFDATA (1: leave terraform_data out),
+// SHAPE (1: add the shape floor, tenantdb's schemas with no code), PROFILE (1: profile one no-op plan),
 // PARALLELISM (terraform -parallelism), OUT (report file),
 // TENANTDB_BENCH_CACHE (peer binaries and reports; default
 // ~/.cache/tenantdb/bench), KEEP (1: keep the temp dir). Exit status: 0
@@ -56,6 +57,7 @@ func main() {
 	flag.StringVar(&cfg.Engine, "engine", os.Getenv("ENGINE"), "mariadb (default) or postgres; default $ENGINE")
 	flag.IntVar(&cfg.Rounds, "rounds", envInt("ROUNDS", 5), "rounds; default $ROUNDS or 5")
 	flag.BoolVar(&cfg.Peers, "peers", envBool("PEERS"), "include the peer provider; default $PEERS")
+	flag.BoolVar(&cfg.Shape, "shape", envBool("SHAPE"), "add the shape floor (internal/benchshape: tenantdb's schemas, no code); default $SHAPE")
 	flag.BoolVar(&cfg.NoTFData, "no-tfdata", envBool("NO_TFDATA"), "leave terraform_data out (tenantdb and the floor only); default $NO_TFDATA")
 	flag.BoolVar(&cfg.Profile, "profile", envBool("PROFILE"), "profile one no-op plan of tenantdb; default $PROFILE")
 	flag.IntVar(&cfg.Parallelism, "parallelism", envInt("PARALLELISM", 0), "terraform -parallelism (0: terraform's default)")

@@ -56,6 +56,7 @@ type Config struct {
 	Rounds      int    // default 5
 	Peers       bool   // include the peer provider (binaries in CacheDir)
 	NoTFData    bool   // leave terraform_data out (growth runs: tenantdb and the floor only)
+	Shape       bool   // add the shape floor: tenantdb's schemas, no code (internal/benchshape)
 	Profile     bool   // also profile one no-op plan of tenantdb (CPU and heap)
 	Parallelism int    // terraform -parallelism; 0: terraform's default (10)
 	ReportPath  string // where the markdown report goes ("": CacheDir/results/...)
@@ -203,7 +204,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for _, b := range []struct{ key, name, pkg string }{
 		{"tenantdb", "terraform-provider-tenantdb", "."},
 		{"floor", "terraform-provider-tenantdbfloor", "./internal/benchfloor"},
+		{"shape", "terraform-provider-tenantdbshape", "./internal/benchshape"},
 	} {
+		if b.key == "shape" && !cfg.Shape {
+			continue
+		}
 		dir := filepath.Join(tmp, "bin", b.key)
 		if err := goBuild(ctx, cfg.RepoRoot, filepath.Join(dir, b.name), b.pkg, true); err != nil {
 			return nil, err
@@ -218,6 +223,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		bins["profiled"] = dir
 	}
 	overrides := map[string]string{addrTenantDB: bins["tenantdb"], addrFloor: bins["floor"]}
+	if cfg.Shape {
+		overrides[addrShape] = bins["shape"]
+	}
 	if peerBin != "" {
 		addr := addrMySQL
 		if engine == testserver.EnginePostgres {
@@ -264,6 +272,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			env:    []string{"TENANTDB_ADMIN_PASSWORD_MAIN=" + srv.srv.Admin.Password, "TF_VAR_owner_password=" + ownerPassword}},
 		{key: WorkFloor, label: "floor (do-nothing framework provider)",
 			config: func(round int) string { return FloorConfig(n, round) }},
+	}
+	if cfg.Shape {
+		works = append(works, &workload{key: WorkShape, label: "shape floor (tenantdb's schemas, no code)",
+			config: func(round int) string { return ShapeConfig(target, n, round) },
+			env:    []string{"TF_VAR_owner_password=" + ownerPassword}})
 	}
 	if !cfg.NoTFData {
 		works = append(works, &workload{key: WorkTFData, label: "terraform_data",
@@ -629,7 +642,7 @@ func findPeer(cache, engine string) (bin, label string, err error) {
 func writeCLIConfig(path string, overrides map[string]string) (string, error) {
 	var b strings.Builder
 	b.WriteString("provider_installation {\n  dev_overrides {\n")
-	for _, addr := range []string{addrTenantDB, addrFloor, addrMySQL, addrPostgres} {
+	for _, addr := range []string{addrTenantDB, addrFloor, addrShape, addrMySQL, addrPostgres} {
 		if dir, ok := overrides[addr]; ok {
 			fmt.Fprintf(&b, "    %q = %q\n", addr, dir)
 		}

@@ -40,6 +40,8 @@ func TestConfigShapes(t *testing.T) {
 			"tenantdb_db_server": 1, "tenantdb_tenant_database": n, "tenantdb_tenant_owner": n, "tenantdb_tenant_grant": n}, 1},
 		{"floor", FloorConfig(n, 1), map[string]int{
 			"tenantdbfloor_server": 1, "tenantdbfloor_database": n, "tenantdbfloor_owner": n, "tenantdbfloor_grant": n}, 1},
+		{"shape", ShapeConfig(tgt, n, 1), map[string]int{
+			"tenantdbshape_db_server": 1, "tenantdbshape_tenant_database": n, "tenantdbshape_tenant_owner": n, "tenantdbshape_tenant_grant": n}, 1},
 		{"terraform_data", TerraformDataConfig(n, 1), map[string]int{"terraform_data": 3*n + 1}, 1},
 		{"mysql peer", MySQLPeerConfig(tgt, n, 1), map[string]int{"mysql_database": n, "mysql_user": n, "mysql_grant": n}, 1},
 		{"postgres peer", PostgresPeerConfig(Target{Engine: "postgres", Host: "127.0.0.1", Port: 5432, HasCA: true}, n, 1),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -42,6 +43,7 @@ type Stat struct {
 	Server, ConnsOK, PeakOK, StmtsOK    bool
 	WallVsFloor, WallVsData             float64 // median of per-round ratios; 0: none
 	CPUVsFloor, CPUVsData               float64
+	WallVsShape, CPUVsShape             float64 // against the shape floor (SHAPE=1)
 	ProviderCPUVsFloor, ReadsPerResouce float64
 }
 
@@ -49,7 +51,7 @@ type Stat struct {
 func (res *Result) Stats(work, phase string) Stat {
 	var st Stat
 	var wall, cpu, core, prov, mib, conns, peak, ddl, reads, other []float64
-	var wf, wd, cf, cd, pf []float64
+	var wf, wd, cf, cd, pf, ws, cs []float64
 	st.ConnsOK, st.PeakOK, st.StmtsOK = true, true, true
 	for round := 1; round <= res.Config.Rounds; round++ {
 		s, ok := res.sampleAt(work, round, phase)
@@ -82,6 +84,10 @@ func (res *Result) Stats(work, phase string) Stat {
 				pf = append(pf, s.ProviderCPU.Seconds()/f.ProviderCPU.Seconds())
 			}
 		}
+		if sh, ok := res.sampleAt(WorkShape, round, phase); ok && sh.Wall > 0 && sh.CPU > 0 {
+			ws = append(ws, s.Wall.Seconds()/sh.Wall.Seconds())
+			cs = append(cs, s.CPU.Seconds()/sh.CPU.Seconds())
+		}
 		if d, ok := res.sampleAt(WorkTFData, round, phase); ok {
 			if d.Wall > 0 {
 				wd = append(wd, s.Wall.Seconds()/d.Wall.Seconds())
@@ -96,6 +102,7 @@ func (res *Result) Stats(work, phase string) Stat {
 	st.Conns, st.Peak, st.DDL, st.Reads, st.Other = median(conns), median(peak), median(ddl), median(reads), median(other)
 	st.WallVsFloor, st.WallVsData, st.CPUVsFloor, st.CPUVsData = median(wf), median(wd), median(cf), median(cd)
 	st.ProviderCPUVsFloor = median(pf)
+	st.WallVsShape, st.CPUVsShape = median(ws), median(cs)
 	st.ReadsPerResouce = st.Reads / float64(Resources(res.Config.Tenants))
 	return st
 }
@@ -157,14 +164,20 @@ func Report(res *Result) string {
 	if env.Peer != "" {
 		fmt.Fprintf(&b, "- peer: %s\n", env.Peer)
 	}
-	b.WriteString("- medians over the rounds whose phase succeeded; ×floor and ×terraform_data are medians of same-round ratios\n")
+	b.WriteString("- medians over the rounds whose phase succeeded; ×floor, ×terraform_data (and ×shape) are medians of same-round ratios\n")
 	b.WriteString("- CPU: terraform and its provider plugins (rusage); core: terraform's own; provider: the plugins'; " +
 		"conns, peak, statements: the workload's own login, as the server counts and logs them\n\n")
 
+	hasShape := slices.Contains(res.Workloads, WorkShape)
 	for _, ph := range Phases {
 		fmt.Fprintf(&b, "### %s\n\n", ph.Title)
-		b.WriteString("| workload | wall s | ×floor | ×terraform_data | CPU s | ×floor | ×terraform_data | core CPU s | provider CPU s | provider peak MiB | conns opened | peak conns | DDL/DCL | reads | other | reads/resource |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		shapeHead, shapeRule := "", ""
+		if hasShape {
+			shapeHead, shapeRule = " wall ×shape | CPU ×shape |", "---:|---:|"
+		}
+		b.WriteString("| workload | wall s | ×floor | ×terraform_data | CPU s | ×floor | ×terraform_data |" + shapeHead +
+			" core CPU s | provider CPU s | provider peak MiB | conns opened | peak conns | DDL/DCL | reads | other | reads/resource |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|" + shapeRule + "---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, w := range res.Workloads {
 			st := res.Stats(w, ph.Key)
 			label := res.Labels[w]
@@ -179,9 +192,13 @@ func Report(res *Result) string {
 			if st.Server && st.StmtsOK {
 				rpr = fmt.Sprintf("%.2f", st.ReadsPerResouce)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			shapeCols := ""
+			if hasShape {
+				shapeCols = fmt.Sprintf(" %s | %s |", ratio(st.WallVsShape), ratio(st.CPUVsShape))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |%s %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				label, secs(st.Wall), ratio(st.WallVsFloor), ratio(st.WallVsData),
-				secs(st.CPU), ratio(st.CPUVsFloor), ratio(st.CPUVsData), secs(st.Core), secs(st.Provider), mib(st.ProviderMiB),
+				secs(st.CPU), ratio(st.CPUVsFloor), ratio(st.CPUVsData), shapeCols, secs(st.Core), secs(st.Provider), mib(st.ProviderMiB),
 				count(st.Conns, st.ConnsOK, st.Server), count(st.Peak, st.PeakOK, st.Server),
 				count(st.DDL, st.StmtsOK, st.Server), count(st.Reads, st.StmtsOK, st.Server), count(st.Other, st.StmtsOK, st.Server), rpr)
 		}

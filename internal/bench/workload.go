@@ -11,6 +11,7 @@ import (
 const (
 	WorkTenantDB = "tenantdb"
 	WorkFloor    = "floor"
+	WorkShape    = "shape"
 	WorkTFData   = "terraform_data"
 	WorkPeer     = "peer"
 )
@@ -19,6 +20,7 @@ const (
 const (
 	addrTenantDB = "registry.terraform.io/tenantdb/tenantdb"
 	addrFloor    = "registry.terraform.io/tenantdb/tenantdbfloor"
+	addrShape    = "registry.terraform.io/tenantdb/tenantdbshape"
 	addrMySQL    = "registry.terraform.io/petoju/mysql"
 	addrPostgres = "registry.terraform.io/cyrilgdn/postgresql"
 )
@@ -58,10 +60,23 @@ func tenantName(prefix string, round, i int) string {
 // password, and a tenantdb_tenant_grant of SELECT to a login that already
 // exists. Tenant resources take `server = tenantdb_db_server.main.ref`.
 func TenantDBConfig(t Target, n, round int) string {
+	return tenantDBShapedConfig("tenantdb", "tdb", t, n, round)
+}
+
+// ShapeConfig is TenantDBConfig for the shape floor (internal/benchshape):
+// the same configuration, character for character, with the provider
+// tenantdbshape, whose resources have tenantdb's schemas and do nothing.
+func ShapeConfig(t Target, n, round int) string {
+	return tenantDBShapedConfig("tenantdbshape", "shp", t, n, round)
+}
+
+// tenantDBShapedConfig writes tenantdb's bench configuration for provider
+// p (tenantdb, or the shape floor), tenants named prefix<round>_<i>.
+func tenantDBShapedConfig(p, prefix string, t Target, n, round int) string {
 	var b strings.Builder
-	b.WriteString(`terraform {
+	fmt.Fprintf(&b, `terraform {
   required_providers {
-    tenantdb = { source = "tenantdb/tenantdb" }
+    %[1]s = { source = "tenantdb/%[1]s" }
   }
 }
 
@@ -72,14 +87,14 @@ variable "owner_password" {
 }
 
 # The admin password comes from TENANTDB_ADMIN_PASSWORD_MAIN.
-provider "tenantdb" {}
+provider "%[1]s" {}
 
-`)
+`, p)
 	ca := ""
 	if t.HasCA {
 		ca = fmt.Sprintf("\n  ca_cert  = file(\"${path.module}/%s\")", caFile)
 	}
-	fmt.Fprintf(&b, `resource "tenantdb_db_server" "main" {
+	fmt.Fprintf(&b, `resource "%s_db_server" "main" {
   name     = %q
   engine   = %q
   host     = %q
@@ -87,32 +102,32 @@ provider "tenantdb" {}
   username = %q
   tls      = %q%s
 }
-`, serverName, t.Engine, t.Host, t.Port, t.Admin, t.TLS, ca)
+`, p, serverName, t.Engine, t.Host, t.Port, t.Admin, t.TLS, ca)
 	for i := 0; i < n; i++ {
-		db := tenantName("tdb", round, i)
+		db := tenantName(prefix, round, i)
 		fmt.Fprintf(&b, `
-resource "tenantdb_tenant_database" "t%[1]d" {
-  server          = tenantdb_db_server.main.ref
+resource "%[4]s_tenant_database" "t%[1]d" {
+  server          = %[4]s_db_server.main.ref
   name            = %[2]q
   deletion_policy = "delete"
 }
 
-resource "tenantdb_tenant_owner" "t%[1]d" {
-  server              = tenantdb_db_server.main.ref
-  database            = tenantdb_tenant_database.t%[1]d.name
+resource "%[4]s_tenant_owner" "t%[1]d" {
+  server              = %[4]s_db_server.main.ref
+  database            = %[4]s_tenant_database.t%[1]d.name
   username            = "%[2]s_o"
   password_wo         = var.owner_password
   password_wo_version = 1
 }
 
-resource "tenantdb_tenant_grant" "t%[1]d" {
-  server     = tenantdb_db_server.main.ref
-  database   = tenantdb_tenant_database.t%[1]d.name
+resource "%[4]s_tenant_grant" "t%[1]d" {
+  server     = %[4]s_db_server.main.ref
+  database   = %[4]s_tenant_database.t%[1]d.name
   username   = %[3]q
   privileges = ["SELECT"]
-  depends_on = [tenantdb_tenant_owner.t%[1]d]
+  depends_on = [%[4]s_tenant_owner.t%[1]d]
 }
-`, i, db, readerLogin)
+`, i, db, readerLogin, p)
 	}
 	return b.String()
 }
