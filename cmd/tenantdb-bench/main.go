@@ -11,7 +11,8 @@
 //
 // Environment (flags override): N, ENGINE (mariadb, postgres), ROUNDS,
 // PEERS (1: include the peer), NO_TFDATA (1: leave terraform_data out),
-// SHAPE (1: add the shape floor, tenantdb's schemas with no code), PROFILE (1: profile one no-op plan),
+// SHAPE (1: add the shape floor, tenantdb's schemas with no code), NO_CA (1:
+// tenantdb and the shape floor without ca_cert), PROFILE (1: profile one no-op plan),
 // PARALLELISM (terraform -parallelism), OUT (report file),
 // TENANTDB_BENCH_CACHE (peer binaries and reports; default
 // ~/.cache/tenantdb/bench), KEEP (1: keep the temp dir). Exit status: 0
@@ -58,6 +59,7 @@ func main() {
 	flag.IntVar(&cfg.Rounds, "rounds", envInt("ROUNDS", 5), "rounds; default $ROUNDS or 5")
 	flag.BoolVar(&cfg.Peers, "peers", envBool("PEERS"), "include the peer provider; default $PEERS")
 	flag.BoolVar(&cfg.Shape, "shape", envBool("SHAPE"), "add the shape floor (internal/benchshape: tenantdb's schemas, no code); default $SHAPE")
+	flag.BoolVar(&cfg.NoCA, "no-ca", envBool("NO_CA"), "tenantdb and the shape floor connect with tls = \"require\" and no ca_cert (what the CA in every tenant's state costs); default $NO_CA")
 	flag.BoolVar(&cfg.NoTFData, "no-tfdata", envBool("NO_TFDATA"), "leave terraform_data out (tenantdb and the floor only); default $NO_TFDATA")
 	flag.BoolVar(&cfg.Profile, "profile", envBool("PROFILE"), "profile one no-op plan of tenantdb; default $PROFILE")
 	flag.IntVar(&cfg.Parallelism, "parallelism", envInt("PARALLELISM", 0), "terraform -parallelism (0: terraform's default)")

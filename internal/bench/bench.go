@@ -57,6 +57,7 @@ type Config struct {
 	Peers       bool   // include the peer provider (binaries in CacheDir)
 	NoTFData    bool   // leave terraform_data out (growth runs: tenantdb and the floor only)
 	Shape       bool   // add the shape floor: tenantdb's schemas, no code (internal/benchshape)
+	NoCA        bool   // tenantdb and the shape floor use tls = "require" without ca_cert
 	Profile     bool   // also profile one no-op plan of tenantdb (CPU and heap)
 	Parallelism int    // terraform -parallelism; 0: terraform's default (10)
 	ReportPath  string // where the markdown report goes ("": CacheDir/results/...)
@@ -243,7 +244,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 
-	r.logf("starting a throwaway %s server", cfg.Engine)
+	r.logf("starting a throwaway %s server", engine)
 	srv, err := startServer(ctx, engine)
 	if err != nil {
 		return nil, err
@@ -264,18 +265,25 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	target := Target{Engine: engine, Host: srv.srv.Host, Port: srv.srv.Port, Admin: srv.srv.Admin.Username,
 		TLS: srv.srv.TLSMode(), HasCA: srv.srv.CAPEM != ""}
+	// tenantdb's (and the shape floor's) target: with NO_CA the server's
+	// ref carries no ca_cert (tls = "require"), which shows what the CA
+	// repeated in every tenant resource's state costs.
+	tdTarget := target
+	if cfg.NoCA {
+		tdTarget.TLS, tdTarget.HasCA = "require", false
+	}
 	ownerPassword := "Ow-" + randomHex(12)
 	n := cfg.Tenants
 	works := []*workload{
 		{key: WorkTenantDB, label: "tenantdb", login: srv.srv.Admin.Username, prefix: "tdb", strict: true,
-			config: func(round int) string { return TenantDBConfig(target, n, round) },
+			config: func(round int) string { return TenantDBConfig(tdTarget, n, round) },
 			env:    []string{"TENANTDB_ADMIN_PASSWORD_MAIN=" + srv.srv.Admin.Password, "TF_VAR_owner_password=" + ownerPassword}},
 		{key: WorkFloor, label: "floor (do-nothing framework provider)",
 			config: func(round int) string { return FloorConfig(n, round) }},
 	}
 	if cfg.Shape {
 		works = append(works, &workload{key: WorkShape, label: "shape floor (tenantdb's schemas, no code)",
-			config: func(round int) string { return ShapeConfig(target, n, round) },
+			config: func(round int) string { return ShapeConfig(tdTarget, n, round) },
 			env:    []string{"TF_VAR_owner_password=" + ownerPassword}})
 	}
 	if !cfg.NoTFData {
@@ -497,6 +505,13 @@ func (r *runner) phase(w *workload, round int, ph Phase, cliConfig string, extra
 	}
 
 	if s.Server {
+		// Every connection closes with the provider process: none is left
+		// open once terraform has exited.
+		if open, err := r.srv.openAfter(ctx, w.login, 3*time.Second); err != nil {
+			r.fail(&s, "open sessions: %v", err)
+		} else if open > 0 {
+			r.fail(&s, "terraform exited and %s still has %d sessions open", w.login, open)
+		}
 		conns1, ok, err := r.srv.connections(ctx, w.login)
 		if err != nil {
 			r.fail(&s, "connection count: %v", err)

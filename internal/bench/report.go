@@ -159,7 +159,11 @@ func Report(res *Result) string {
 		par = fmt.Sprint(cfg.Parallelism)
 	}
 	fmt.Fprintf(&b, "- %s; %s CPUs (%s), %s memory\n", env.Started.UTC().Format("2006-01-02 15:04 MST"), env.CPUs, env.Model, env.Mem)
-	fmt.Fprintf(&b, "- terraform %s, %s; server %s (throwaway, local, TLS verify-full, statement log on)\n", env.Terraform, env.Go, env.Server)
+	tls := "TLS verify-full"
+	if cfg.NoCA {
+		tls = `TLS; tenantdb and the shape floor with tls = "require" and no ca_cert (NO_CA)`
+	}
+	fmt.Fprintf(&b, "- terraform %s, %s; server %s (throwaway, local, %s, statement log on)\n", env.Terraform, env.Go, env.Server, tls)
 	fmt.Fprintf(&b, "- tenantdb at %s; parallelism %s; order per round: %s\n", env.TenantDB, par, strings.Join(res.Workloads, ", "))
 	if env.Peer != "" {
 		fmt.Fprintf(&b, "- peer: %s\n", env.Peer)

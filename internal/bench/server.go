@@ -206,11 +206,34 @@ type peakWatch struct {
 	err        error
 }
 
-func (s *benchServer) watchPeak(login string, every time.Duration) *peakWatch {
-	q := "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = '" + login + "'"
+// sessionsQuery counts the login's open sessions (bench logins are
+// plain identifiers the bench chose).
+func (s *benchServer) sessionsQuery(login string) string {
 	if s.engine == testserver.EnginePostgres {
-		q = "SELECT count(*) FROM pg_stat_activity WHERE usename = '" + login + "'"
+		return "SELECT count(*) FROM pg_stat_activity WHERE usename = '" + login + "'"
 	}
+	return "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = '" + login + "'"
+}
+
+// openAfter is how many sessions the login still has open once terraform
+// has exited, waiting up to grace for the server to notice closed
+// sockets: anything left is a connection the provider never closed.
+func (s *benchServer) openAfter(ctx context.Context, login string, grace time.Duration) (int, error) {
+	deadline := time.Now().Add(grace)
+	for {
+		var n int
+		if err := s.poll.QueryRowContext(ctx, s.sessionsQuery(login)).Scan(&n); err != nil {
+			return 0, err
+		}
+		if n == 0 || time.Now().After(deadline) {
+			return n, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (s *benchServer) watchPeak(login string, every time.Duration) *peakWatch {
+	q := s.sessionsQuery(login)
 	w := &peakWatch{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
