@@ -5,7 +5,11 @@ package dbclient
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
@@ -70,4 +74,76 @@ func benchSpec(b *testing.B, ts *testserver.Server) Spec {
 	}
 	return Spec{Name: "bench", Engine: ddl.Engine(ts.Engine), Host: ts.Host, Port: ts.Port,
 		Username: ts.Admin.Username, Password: pw, TLS: TLSVerifyFull, CAPEM: ts.CAPEM}
+}
+
+// BenchmarkGrantRefreshPG100 is the PostgreSQL part of a refresh that
+// MariaDB does not have: a tenant grant's privileges live in its database's
+// own catalogs, so reading 100 grants opens 100 connections, ten at a time
+// as Terraform's parallelism does. It reports the server's CPU (the
+// backends' time, reaped into the postmaster) beside the client's.
+func BenchmarkGrantRefreshPG100(b *testing.B) {
+	ts := testserver.Shared(b, testserver.EnginePostgres)
+	super, err := ts.SuperDB("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := super.Exec(`DO $$ BEGIN CREATE ROLE bench_grantee LOGIN; EXCEPTION WHEN duplicate_object THEN END $$`); err != nil {
+		b.Fatal(err)
+	}
+	names := make([]ddl.DatabaseName, 100)
+	for i := range names {
+		name := fmt.Sprintf("bgrant_%d", i)
+		names[i], _ = ddl.NewDatabaseName(ddl.EnginePostgres, name)
+		_, _ = super.Exec(fmt.Sprintf(`CREATE DATABASE %q OWNER %q`, name, ts.Admin.Username))
+	}
+	grantee, _ := ddl.NewUsername(ddl.EnginePostgres, "bench_grantee")
+	ctx := context.Background()
+	var conns int64
+	server0 := childCPU(b, ts.PID())
+	for b.Loop() {
+		reg := NewRegistry()
+		s, err := reg.Server(ctx, benchSpec(b, ts))
+		if err != nil {
+			b.Fatal(err)
+		}
+		work := make(chan ddl.DatabaseName)
+		errs := make(chan error, 10)
+		for range 10 {
+			go func() {
+				var first error
+				for n := range work {
+					if _, err := s.ReadGrant(ctx, n, grantee); err != nil && first == nil {
+						first = err
+					}
+				}
+				errs <- first
+			}()
+		}
+		for _, n := range names {
+			work <- n
+		}
+		close(work)
+		for range 10 {
+			if err := <-errs; err != nil {
+				b.Fatal(err)
+			}
+		}
+		conns = reg.ConnectionsOpened()
+		reg.Close()
+	}
+	b.ReportMetric(float64(conns), "conns/refresh")
+	b.ReportMetric((childCPU(b, ts.PID())-server0).Seconds()*1e3/float64(b.N), "server-ms/refresh")
+}
+
+// childCPU is the CPU time of pid's reaped children (utime+stime of
+// /proc/<pid>/stat's cutime and cstime).
+func childCPU(b *testing.B, pid int) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Skipf("no /proc: %v", err)
+	}
+	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
+	cut, _ := strconv.ParseInt(f[13], 10, 64)
+	cst, _ := strconv.ParseInt(f[14], 10, 64)
+	return time.Duration(cut+cst) * 10 * time.Millisecond // USER_HZ = 100
 }

@@ -4,7 +4,9 @@
 // providerserver.Serve, for `make bench PROFILE=1` only (never released):
 // with TENANTDB_BENCH_PROFILE_DIR set, each provider process terraform
 // starts writes cpu-<pid>.pprof and heap-<pid>.pprof there when terraform
-// stops it. Without the variable it is the provider.
+// stops it, and livepeak-<pid>.pprof (what was live at the live heap's
+// peak; read it with -sample_index=inuse_space) while it serves. Without
+// the variable it is the provider.
 package main
 
 import (
@@ -14,7 +16,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -35,6 +39,7 @@ func main() {
 		if err := pprof.StartCPUProfile(cpu); err != nil {
 			log.Fatal(err)
 		}
+		go watchLiveHeap(filepath.Join(dir, fmt.Sprintf("livepeak-%d.pprof", os.Getpid())))
 	}
 	err := providerserver.Serve(context.Background(), provider.New("bench-profiled"), providerserver.ServeOpts{
 		Address: "registry.terraform.io/tenantdb/tenantdb",
@@ -59,5 +64,26 @@ func main() {
 	}
 	if err != nil {
 		log.Fatal(err)
+	}
+}
+
+// watchLiveHeap writes a heap profile to path each time the live heap (as
+// of the last GC) is 4 MiB above its previous peak: the profile then shows
+// what was live at the peak, which the profile at exit cannot.
+func watchLiveHeap(path string) {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var peak uint64
+	for range time.Tick(100 * time.Millisecond) {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return
+		}
+		if live := sample[0].Value.Uint64(); live > peak+4<<20 {
+			peak = live
+			if f, err := os.Create(path); err == nil {
+				_ = pprof.WriteHeapProfile(f)
+				_ = f.Close()
+			}
+		}
 	}
 }
