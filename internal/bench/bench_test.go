@@ -157,6 +157,20 @@ func TestMedianAndStats(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, rep)
 		}
 	}
+
+	// The shape floor in place of terraform_data: its columns, not
+	// terraform_data's (NO_TFDATA=1 SHAPE=1).
+	res.Workloads = []string{WorkTenantDB, WorkFloor, WorkShape}
+	res.Labels[WorkShape] = "shape"
+	for i := range res.Samples {
+		if res.Samples[i].Workload == WorkTFData {
+			res.Samples[i].Workload = WorkShape
+		}
+	}
+	rep = Report(res)
+	if strings.Contains(rep, "| ×terraform_data") || !strings.Contains(rep, "| tenantdb (2/3 ok) | 17.5 | 1.15x | 8.75 | 1.15x | 2.60x | 2.60x |") {
+		t.Errorf("report with the shape floor and no terraform_data:\n%s", rep)
+	}
 }
 
 func TestGroupTraces(t *testing.T) {

@@ -173,15 +173,20 @@ func Report(res *Result) string {
 		"conns, peak, statements: the workload's own login, as the server counts and logs them\n\n")
 
 	hasShape := slices.Contains(res.Workloads, WorkShape)
+	hasData := slices.Contains(res.Workloads, WorkTFData)
 	for _, ph := range Phases {
 		fmt.Fprintf(&b, "### %s\n\n", ph.Title)
 		shapeHead, shapeRule := "", ""
 		if hasShape {
 			shapeHead, shapeRule = " wall ×shape | CPU ×shape |", "---:|---:|"
 		}
-		b.WriteString("| workload | wall s | ×floor | ×terraform_data | CPU s | ×floor | ×terraform_data |" + shapeHead +
+		dataHead, dataRule := "", ""
+		if hasData {
+			dataHead, dataRule = " ×terraform_data |", "---:|"
+		}
+		b.WriteString("| workload | wall s | ×floor |" + dataHead + " CPU s | ×floor |" + dataHead + shapeHead +
 			" core CPU s | provider CPU s | provider peak MiB | conns opened | peak conns | DDL/DCL | reads | other | reads/resource |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---:|---:|" + shapeRule + "---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("|---|---:|---:|" + dataRule + "---:|---:|" + dataRule + shapeRule + "---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, w := range res.Workloads {
 			st := res.Stats(w, ph.Key)
 			label := res.Labels[w]
@@ -200,9 +205,13 @@ func Report(res *Result) string {
 			if hasShape {
 				shapeCols = fmt.Sprintf(" %s | %s |", ratio(st.WallVsShape), ratio(st.CPUVsShape))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |%s %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				label, secs(st.Wall), ratio(st.WallVsFloor), ratio(st.WallVsData),
-				secs(st.CPU), ratio(st.CPUVsFloor), ratio(st.CPUVsData), shapeCols, secs(st.Core), secs(st.Provider), mib(st.ProviderMiB),
+			wallData, cpuData := "", ""
+			if hasData {
+				wallData, cpuData = " "+ratio(st.WallVsData)+" |", " "+ratio(st.CPUVsData)+" |"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s |%s %s | %s |%s%s %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+				label, secs(st.Wall), ratio(st.WallVsFloor), wallData,
+				secs(st.CPU), ratio(st.CPUVsFloor), cpuData, shapeCols, secs(st.Core), secs(st.Provider), mib(st.ProviderMiB),
 				count(st.Conns, st.ConnsOK, st.Server), count(st.Peak, st.PeakOK, st.Server),
 				count(st.DDL, st.StmtsOK, st.Server), count(st.Reads, st.StmtsOK, st.Server), count(st.Other, st.StmtsOK, st.Server), rpr)
 		}
