@@ -62,6 +62,7 @@ func main() {
 	flag.BoolVar(&cfg.NoCA, "no-ca", envBool("NO_CA"), "tenantdb and the shape floor connect with tls = \"require\" and no ca_cert (what the CA in every tenant's state costs); default $NO_CA")
 	flag.BoolVar(&cfg.NoTFData, "no-tfdata", envBool("NO_TFDATA"), "leave terraform_data out (tenantdb and the floor only); default $NO_TFDATA")
 	flag.BoolVar(&cfg.Profile, "profile", envBool("PROFILE"), "profile one no-op plan of tenantdb; default $PROFILE")
+	flag.BoolVar(&cfg.ProfileOnly, "profile-only", envBool("PROFILE_ONLY"), "no rounds, only the profile (memory and CPU of one no-op plan); default $PROFILE_ONLY")
 	flag.IntVar(&cfg.Parallelism, "parallelism", envInt("PARALLELISM", 0), "terraform -parallelism (0: terraform's default)")
 	flag.StringVar(&cfg.ReportPath, "out", os.Getenv("OUT"), "report file (default: the cache's results/ dir)")
 	flag.BoolVar(&cfg.Keep, "keep", envBool("KEEP"), "keep the temp dir (terraform logs, profiles)")

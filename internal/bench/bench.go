@@ -59,6 +59,7 @@ type Config struct {
 	Shape       bool   // add the shape floor: tenantdb's schemas, no code (internal/benchshape)
 	NoCA        bool   // tenantdb and the shape floor use tls = "require" without ca_cert
 	Profile     bool   // also profile one no-op plan of tenantdb (CPU and heap)
+	ProfileOnly bool   // no rounds: only the profile (implies Profile)
 	Parallelism int    // terraform -parallelism; 0: terraform's default (10)
 	ReportPath  string // where the markdown report goes ("": CacheDir/results/...)
 	RepoRoot    string // "": found from the working directory
@@ -159,6 +160,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if cfg.Rounds <= 0 {
 		cfg.Rounds = 5
+	}
+	if cfg.ProfileOnly {
+		cfg.Profile, cfg.Rounds = true, 0
 	}
 	if cfg.Out == nil {
 		cfg.Out = os.Stdout

@@ -174,7 +174,11 @@ func Report(res *Result) string {
 
 	hasShape := slices.Contains(res.Workloads, WorkShape)
 	hasData := slices.Contains(res.Workloads, WorkTFData)
-	for _, ph := range Phases {
+	phases := Phases
+	if cfg.Rounds == 0 {
+		phases = nil // PROFILE_ONLY: no rounds ran
+	}
+	for _, ph := range phases {
 		fmt.Fprintf(&b, "### %s\n\n", ph.Title)
 		shapeHead, shapeRule := "", ""
 		if hasShape {
