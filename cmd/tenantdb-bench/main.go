@@ -13,6 +13,7 @@
 // PEERS (1: include the peer), NO_TFDATA (1: leave terraform_data out),
 // SHAPE (1: add the shape floor, tenantdb's schemas with no code), NO_CA (1:
 // tenantdb and the shape floor without ca_cert), PROFILE (1: profile one no-op plan),
+// PROFILE_ONLY (1: the profile without the rounds),
 // PARALLELISM (terraform -parallelism), OUT (report file),
 // TENANTDB_BENCH_CACHE (peer binaries and reports; default
 // ~/.cache/tenantdb/bench), KEEP (1: keep the temp dir). Exit status: 0
