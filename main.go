@@ -4,12 +4,9 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"log"
-
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/provider"
 )
@@ -32,11 +29,7 @@ func main() {
 	provider.QuietSDKLogs()
 	provider.LimitMemory()
 
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: "registry.terraform.io/tenantdb/tenantdb",
-		Debug:   debug,
-	})
-	if err != nil {
+	if err := provider.Serve(version, debug); err != nil {
 		log.Fatal(err.Error())
 	}
 }

@@ -23,7 +23,7 @@ import (
 
 var _ provider.Provider = &tenantdbProvider{}
 
-// New returns a provider factory for providerserver.Serve and tests.
+// New returns a provider factory for Serve and tests.
 func New(version string) func() provider.Provider {
 	// Statements are logged redacted at DEBUG (TF_LOG=DEBUG shows the SQL,
 	// never a password or verifier).

@@ -59,7 +59,8 @@ var testAccProviders = map[string]func() (tfprotov6.ProviderServer, error){
 		}
 		openRegistries.open = []*dbclient.Registry{p.registry}
 		openRegistries.mu.Unlock()
-		return providerserver.NewProtocol6WithError(p)()
+		// As main serves it: releasingServer in front of the framework.
+		return releaseRequests(providerserver.NewProtocol6(p)()), nil
 	},
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MPL-2.0
 
 // Command profiled is the provider with a CPU and heap profiler around
-// providerserver.Serve, for `make bench PROFILE=1` only (never released):
+// provider.Serve, for `make bench PROFILE=1` only (never released):
 // with TENANTDB_BENCH_PROFILE_DIR set, each provider process terraform
 // starts writes cpu-<pid>.pprof and heap-<pid>.pprof there when terraform
 // stops it, and livepeak-<pid>.pprof (what was live at the live heap's
@@ -10,7 +10,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log"
 	"os"
@@ -19,8 +18,6 @@ import (
 	"runtime/metrics"
 	"runtime/pprof"
 	"time"
-
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/provider"
 )
@@ -41,9 +38,7 @@ func main() {
 		}
 		go watchLiveHeap(filepath.Join(dir, fmt.Sprintf("livepeak-%d.pprof", os.Getpid())))
 	}
-	err := providerserver.Serve(context.Background(), provider.New("bench-profiled"), providerserver.ServeOpts{
-		Address: "registry.terraform.io/tenantdb/tenantdb",
-	})
+	err := provider.Serve("bench-profiled", false)
 	if cpu != nil {
 		pprof.StopCPUProfile()
 		_ = cpu.Close()
@@ -82,6 +77,11 @@ func watchLiveHeap(path string) {
 			peak = live
 			if f, err := os.Create(path); err == nil {
 				_ = pprof.WriteHeapProfile(f)
+				_ = f.Close()
+			}
+			if f, err := os.Create(path + ".goroutines.txt"); err == nil {
+				fmt.Fprintf(f, "live heap %d\n", live)
+				_ = pprof.Lookup("goroutine").WriteTo(f, 1)
 				_ = f.Close()
 			}
 		}

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+)
+
+// Address is the provider's registry address.
+const Address = "registry.terraform.io/tenantdb/tenantdb"
+
+// Serve serves the provider over the plugin protocol, as
+// providerserver.Serve would, with releasingServer in front of the
+// framework. debug serves it for debuggers (tf6server.WithManagedDebug).
+func Serve(version string, debug bool) error {
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	return tf6server.Serve(Address, func() tfprotov6.ProviderServer {
+		return releaseRequests(providerserver.NewProtocol6(New(version)())())
+	}, opts...)
+}
+
+// frameworkServer is every protocol interface terraform-plugin-go asks the
+// framework's server for. The wrapper must offer them all, or tf6server
+// would answer "unimplemented" where the framework would have answered.
+type frameworkServer interface {
+	tfprotov6.ProviderServer
+	tfprotov6.ProviderServerWithListResource
+	tfprotov6.ProviderServerWithActions
+	tfprotov6.ProviderServerWithStateStores
+}
+
+// releasingServer works around the framework keeping every request's
+// context until the provider stops: its protocol server registers a cancel
+// function per RPC (so that StopProvider can cancel them) and never removes
+// it. Each of those holds its request's whole context chain, about 50 KB of
+// terraform-plugin-go loggers and gRPC stream state, so a no-op plan of
+// 1,500 resources kept about 80 MB live until the process ended (measured,
+// BENCHMARKS.md). Here each unary RPC gets a requestContext, released as
+// the RPC returns, so what the framework keeps is a few hundred bytes.
+//
+// The RPCs of list resources, actions and state stores, which tenantdb does
+// not have, pass through unwrapped: some of them stream, using the context
+// after they return.
+type releasingServer struct {
+	frameworkServer
+}
+
+// releaseRequests wraps s, or returns it as it is when it lacks an
+// interface of frameworkServer (a framework upgrade that changed them;
+// TestReleaseRequestsWrapsTheFramework fails then).
+func releaseRequests(s tfprotov6.ProviderServer) tfprotov6.ProviderServer {
+	fs, ok := s.(frameworkServer)
+	if !ok {
+		return s
+	}
+	return releasingServer{fs}
+}
+
+// unary runs one RPC on a requestContext released when it returns.
+func unary[Req, Resp any](ctx context.Context, req Req, rpc func(context.Context, Req) (Resp, error)) (Resp, error) {
+	rc := newRequestContext(ctx)
+	defer rc.release()
+	return rpc(rc, req)
+}
+
+func (s releasingServer) GetMetadata(ctx context.Context, req *tfprotov6.GetMetadataRequest) (*tfprotov6.GetMetadataResponse, error) {
+	return unary(ctx, req, s.frameworkServer.GetMetadata)
+}
+
+func (s releasingServer) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
+	return unary(ctx, req, s.frameworkServer.GetProviderSchema)
+}
+
+func (s releasingServer) GetResourceIdentitySchemas(ctx context.Context, req *tfprotov6.GetResourceIdentitySchemasRequest) (*tfprotov6.GetResourceIdentitySchemasResponse, error) {
+	return unary(ctx, req, s.frameworkServer.GetResourceIdentitySchemas)
+}
+
+func (s releasingServer) ValidateProviderConfig(ctx context.Context, req *tfprotov6.ValidateProviderConfigRequest) (*tfprotov6.ValidateProviderConfigResponse, error) {
+	return unary(ctx, req, s.frameworkServer.ValidateProviderConfig)
+}
+
+func (s releasingServer) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
+	return unary(ctx, req, s.frameworkServer.ConfigureProvider)
+}
+
+func (s releasingServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	return unary(ctx, req, s.frameworkServer.ValidateResourceConfig)
+}
+
+func (s releasingServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	return unary(ctx, req, s.frameworkServer.UpgradeResourceState)
+}
+
+func (s releasingServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	return unary(ctx, req, s.frameworkServer.ReadResource)
+}
+
+func (s releasingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	return unary(ctx, req, s.frameworkServer.PlanResourceChange)
+}
+
+func (s releasingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	return unary(ctx, req, s.frameworkServer.ApplyResourceChange)
+}
+
+func (s releasingServer) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
+	return unary(ctx, req, s.frameworkServer.ImportResourceState)
+}
+
+func (s releasingServer) MoveResourceState(ctx context.Context, req *tfprotov6.MoveResourceStateRequest) (*tfprotov6.MoveResourceStateResponse, error) {
+	return unary(ctx, req, s.frameworkServer.MoveResourceState)
+}
+
+func (s releasingServer) UpgradeResourceIdentity(ctx context.Context, req *tfprotov6.UpgradeResourceIdentityRequest) (*tfprotov6.UpgradeResourceIdentityResponse, error) {
+	return unary(ctx, req, s.frameworkServer.UpgradeResourceIdentity)
+}
+
+func (s releasingServer) GenerateResourceConfig(ctx context.Context, req *tfprotov6.GenerateResourceConfigRequest) (*tfprotov6.GenerateResourceConfigResponse, error) {
+	return unary(ctx, req, s.frameworkServer.GenerateResourceConfig)
+}
+
+func (s releasingServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
+	return unary(ctx, req, s.frameworkServer.ValidateDataResourceConfig)
+}
+
+func (s releasingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	return unary(ctx, req, s.frameworkServer.ReadDataSource)
+}
+
+func (s releasingServer) GetFunctions(ctx context.Context, req *tfprotov6.GetFunctionsRequest) (*tfprotov6.GetFunctionsResponse, error) {
+	return unary(ctx, req, s.frameworkServer.GetFunctions)
+}
+
+func (s releasingServer) CallFunction(ctx context.Context, req *tfprotov6.CallFunctionRequest) (*tfprotov6.CallFunctionResponse, error) {
+	return unary(ctx, req, s.frameworkServer.CallFunction)
+}
+
+func (s releasingServer) ValidateEphemeralResourceConfig(ctx context.Context, req *tfprotov6.ValidateEphemeralResourceConfigRequest) (*tfprotov6.ValidateEphemeralResourceConfigResponse, error) {
+	return unary(ctx, req, s.frameworkServer.ValidateEphemeralResourceConfig)
+}
+
+func (s releasingServer) OpenEphemeralResource(ctx context.Context, req *tfprotov6.OpenEphemeralResourceRequest) (*tfprotov6.OpenEphemeralResourceResponse, error) {
+	return unary(ctx, req, s.frameworkServer.OpenEphemeralResource)
+}
+
+func (s releasingServer) RenewEphemeralResource(ctx context.Context, req *tfprotov6.RenewEphemeralResourceRequest) (*tfprotov6.RenewEphemeralResourceResponse, error) {
+	return unary(ctx, req, s.frameworkServer.RenewEphemeralResource)
+}
+
+func (s releasingServer) CloseEphemeralResource(ctx context.Context, req *tfprotov6.CloseEphemeralResourceRequest) (*tfprotov6.CloseEphemeralResourceResponse, error) {
+	return unary(ctx, req, s.frameworkServer.CloseEphemeralResource)
+}
