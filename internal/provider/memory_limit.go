@@ -8,12 +8,12 @@ import (
 )
 
 // providerMemoryLimit is the Go heap's soft limit (runtime/debug
-// SetMemoryLimit) for a provider process. The framework allocates per
-// attribute of every request, so with the default GOGC a no-op plan's peak
-// grows with the number of resources (about 165 MiB at 1,500 resources, see
-// BENCHMARKS.md) although little of it is live for long. Under the limit the
-// collector runs more often instead of growing the heap; a heap that really
-// needs more still gets it (the limit is soft).
+// SetMemoryLimit) for a provider process: a ceiling, not a tuning. With
+// releasingServer a no-op plan's live heap stays at a few MB whatever the
+// number of resources (41 MiB peak RSS at 3,000 resources, BENCHMARKS.md),
+// so the collector never meets the limit in normal use; should something
+// hold much more, the collector runs more often before the heap grows past
+// it (the limit is soft: a heap that really needs more still gets it).
 const providerMemoryLimit = 144 << 20
 
 // LimitMemory sets providerMemoryLimit unless GOMEMLIMIT is set (then the
