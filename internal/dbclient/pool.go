@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -312,13 +313,13 @@ func (s *Server) tenantDB(database string) (*sql.DB, func(), error) {
 	if s.poolFreed == nil {
 		s.poolFreed = sync.NewCond(&s.poolMu)
 	}
-	s.reapLocked(false)
+	s.reapLocked(maxTenantPools)
 	p, ok := s.tenantPools[database]
 	for !ok && len(s.tenantPools) >= maxTenantConns {
-		// Every slot is taken: close the idle pools, else wait for one.
-		// A holder never waits for anything but its own statement, so
-		// this cannot deadlock.
-		s.reapLocked(true)
+		// Every slot is taken: close the least recently used idle pool,
+		// else wait for one. A holder never waits for anything but its
+		// own statement, so this cannot deadlock.
+		s.reapLocked(s.idleTenantPoolsLocked() - 1)
 		if len(s.tenantPools) < maxTenantConns {
 			break
 		}
@@ -348,30 +349,51 @@ func (s *Server) tenantDB(database string) (*sql.DB, func(), error) {
 		defer s.poolMu.Unlock()
 		p.inUse--
 		p.lastUsed = time.Now()
-		s.reapLocked(false)
+		s.reapLocked(maxTenantPools)
 		s.poolFreed.Broadcast()
 	}
 	return p.db, release, nil
 }
 
-// reapLocked closes idle tenant pools: those idle for a while, and the
-// least recently used beyond maxTenantPools. all closes every idle one.
-func (s *Server) reapLocked(all bool) {
-	idle := 0
+// reapLocked closes the tenant pools idle for longer than
+// tenantPoolIdleClose, then the least recently used idle ones until at most
+// keep stay open idle. Least recently used first: an operation runs its
+// read and its statements one after the other, each taking the pool and
+// releasing it, and the pool it released a moment ago is the one its next
+// statement wants (closing it costs a new connection: fork, TLS and SCRAM
+// on the server).
+func (s *Server) reapLocked(keep int) {
+	var idle []string
+	for name, p := range s.tenantPools {
+		switch {
+		case p.inUse > 0:
+		case time.Since(p.lastUsed) > tenantPoolIdleClose:
+			s.closePoolLocked(name, p)
+		default:
+			idle = append(idle, name)
+		}
+	}
+	keep = max(keep, 0)
+	if len(idle) <= keep {
+		return
+	}
+	slices.SortFunc(idle, func(a, b string) int {
+		return s.tenantPools[a].lastUsed.Compare(s.tenantPools[b].lastUsed)
+	})
+	for _, name := range idle[:len(idle)-keep] {
+		s.closePoolLocked(name, s.tenantPools[name])
+	}
+}
+
+// idleTenantPoolsLocked counts the tenant pools open and not in use.
+func (s *Server) idleTenantPoolsLocked() int {
+	n := 0
 	for _, p := range s.tenantPools {
 		if p.inUse == 0 {
-			idle++
+			n++
 		}
 	}
-	for name, p := range s.tenantPools {
-		if p.inUse > 0 {
-			continue
-		}
-		if all || time.Since(p.lastUsed) > tenantPoolIdleClose || idle > maxTenantPools {
-			s.closePoolLocked(name, p)
-			idle--
-		}
-	}
+	return n
 }
 
 // closePoolLocked closes a tenant pool and remembers its backends as
