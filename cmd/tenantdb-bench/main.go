@@ -83,7 +83,8 @@ func main() {
 	}()
 
 	res, err := bench.Run(ctx, cfg)
-	if res != nil && len(res.Samples) > 0 {
+	// PROFILE_ONLY runs no rounds: its report is the profile alone.
+	if res != nil && (len(res.Samples) > 0 || res.Profile != nil) {
 		report := bench.Report(res)
 		fmt.Print(report)
 		if path, werr := bench.WriteReport(res, report); werr != nil {
