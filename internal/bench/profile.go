@@ -99,8 +99,8 @@ var profileGroups = []struct {
 	// would make "our code, cumulative" every request. Its own frames
 	// (flat) are what it costs.
 	{"request wrapper (provider.Serve, releasingServer, requestContext)", []string{
-		providerPkg + "releasingServer.", providerPkg + "unary[", providerPkg + "(*requestContext).",
-		providerPkg + "newRequestContext", providerPkg + "Serve"}},
+		providerPkg + "releasingServer.", providerPkg + "(*releasingServer).", providerPkg + "unary[",
+		providerPkg + "(*requestContext).", providerPkg + "newRequestContext", providerPkg + "Serve"}},
 	{"our code (github.com/tenantdb/...)", []string{"github.com/tenantdb/"}},
 	{"terraform-plugin-framework", []string{"github.com/hashicorp/terraform-plugin-framework"}},
 	{"plugin protocol (terraform-plugin-go, go-plugin, gRPC, protobuf, msgpack)", []string{
