@@ -47,4 +47,4 @@ build() {
 
 build mysql "$1" "${MYSQL_TAG:-v3.0.88}" "${MYSQL_REPLACE:-}"
 build postgresql "$2" "${PG_TAG:-v1.26.0}" "${PG_REPLACE:-}"
-ls -l "$bin"/*/terraform-provider-* >&2
+ls -l "$bin"/*/terraform-provider-* >&2 2>/dev/null || true

@@ -28,7 +28,7 @@ func TestReapClosesLeastRecentlyUsed(t *testing.T) {
 	}{
 		{"keeps the most recent idle ones", []pool{{"a", 900 * time.Millisecond, 0}, {"b", 10 * time.Millisecond, 0}, {"c", 500 * time.Millisecond, 0}, {"d", time.Millisecond, 0}}, 2, []string{"b", "d"}},
 		{"pools in use stay and do not count", []pool{{"a", time.Hour, 1}, {"b", 10 * time.Millisecond, 0}, {"c", 20 * time.Millisecond, 0}, {"d", 30 * time.Millisecond, 2}}, 1, []string{"a", "b", "d"}},
-		{"idle too long closes whatever keep says", []pool{{"a", tenantPoolIdleClose + time.Second, 0}, {"b", time.Millisecond, 0}}, 2, []string{"b"}},
+		{"idle past tenantPoolIdleClose closes whatever keep allows", []pool{{"a", tenantPoolIdleClose + time.Second, 0}, {"b", time.Millisecond, 0}}, 2, []string{"b"}},
 		{"keep below zero is zero", []pool{{"a", time.Millisecond, 0}, {"b", time.Millisecond, 1}}, -1, []string{"b"}},
 		{"nothing to close", []pool{{"a", time.Millisecond, 0}}, 2, []string{"a"}},
 	}
