@@ -33,6 +33,10 @@ type GrantState struct {
 	PrincipalFound bool
 	Identity       GrantIdentity
 	Held           ddl.GrantHeld
+	// RowsOutliveDatabase: MySQL/MariaDB, the database is gone but the
+	// principal's grant rows for its name are still there (DatabaseFound
+	// is false; Identity.Database is empty).
+	RowsOutliveDatabase bool
 }
 
 // ReadGrant reads a grant for a refresh or an import: the database (from
@@ -41,8 +45,11 @@ type GrantState struct {
 func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (GrantState, error) {
 	var st GrantState
 	dbState, dbID, err := s.DatabaseWithIdentity(ctx, db)
-	if err != nil || dbState == nil {
+	if err != nil {
 		return st, err
+	}
+	if dbState == nil {
+		return s.readOrphanGrant(ctx, db, user)
 	}
 	st.DatabaseFound, st.Identity.Database = true, dbID
 	if s.info.Flavor == ddl.FlavorPostgres {
@@ -76,6 +83,30 @@ func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 	return st, nil
 }
 
+// readOrphanGrant reads a grant whose database is gone. MySQL/MariaDB
+// keep an account's database-level grant rows after DROP DATABASE, and a
+// database created later under that name inherits them: while rows exist
+// the grant is still there (RowsOutliveDatabase), so it stays in state and
+// its destroy revokes them. PostgreSQL privileges go with the database.
+func (s *Server) readOrphanGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (GrantState, error) {
+	var st GrantState
+	if s.info.Flavor == ddl.FlavorPostgres {
+		return st, nil
+	}
+	pid, found, err := s.loginIdentity(ctx, user, true)
+	if err != nil || !found {
+		return st, err
+	}
+	privs, err := s.refreshPrivileges(ctx, db, user)
+	if err != nil || len(privs) == 0 {
+		return st, err
+	}
+	st.PrincipalFound, st.Identity.Principal = true, pid
+	st.RowsOutliveDatabase = true
+	st.Held = ddl.HeldEverywhere(privs)
+	return st, nil
+}
+
 // CreateGrant grants desired to an existing principal on db (and revokes
 // any surplus it already holds there), and returns the identities to
 // record. A principal that does not exist is refused with GrantUserMissing
@@ -102,9 +133,31 @@ func (s *Server) CreateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 			return ddl.ErrGrantUserMissing(s.spec.Name, user)
 		}
 		ids.Principal = pid
+		if err := s.refuseGrantToMySQLOwner(ctx, db, user); err != nil {
+			return err
+		}
 		return s.syncGrantLocked(ctx, db, user, desired)
 	})
 	return ids, err
+}
+
+// refuseGrantToMySQLOwner refuses, before any statement, a new grant to an
+// account that already holds every database-level privilege on db: on
+// MySQL/MariaDB that is what a tenant owner holds (the rule
+// checkOwnerConflict uses), and the grant would narrow it.
+func (s *Server) refuseGrantToMySQLOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username) error {
+	if s.info.Flavor == ddl.FlavorPostgres {
+		return nil // syncGrantLocked refuses the database owner
+	}
+	held, err := s.Privileges(ctx, db, user)
+	if err != nil || len(held) == 0 {
+		return err
+	}
+	if len(ddl.Diff(s.info, ddl.FromActual(s.info, ddl.Catalog(s.info)), held).Grant) == 0 {
+		return ddl.ErrGrantToOwner(s.spec.Name, db, user, "it already holds every database-level privilege on it, "+
+			"which is what a tenant owner holds on MySQL/MariaDB (if it is not the owner, revoke that out of band first).")
+	}
+	return nil
 }
 
 // UpdateGrant moves a grant to desired after checking, under the locks,
@@ -243,7 +296,7 @@ func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user 
 			return ddl.ErrGrantUserMissing(s.spec.Name, user)
 		}
 		if g.granteeIsOwner {
-			return ddl.ErrGrantToDatabaseOwner(s.spec.Name, db, user)
+			return ddl.ErrGrantToOwner(s.spec.Name, db, user, "it owns the database, which implies every privilege on it.")
 		}
 		if !g.adminActsAsOwner {
 			return ddl.ErrAdminNotOwnerMember(s.spec.Name, db, g.owner, s.spec.Username)

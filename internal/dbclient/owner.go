@@ -217,8 +217,11 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		if err := s.checkOwnerConflict(ctx, db, user); err != nil {
 			return err
 		}
-		plan := ddl.CreateMarkedOwner(s.Dialect(), db, user, pw, privs, ddl.NewClaimMark())
-		err := fault(FaultOwnerClaimLostBefore, user.String())
+		plan, err := s.withAdminDefaultsHandedTo(ctx, db, user, ddl.CreateMarkedOwner(s.Dialect(), db, user, pw, privs, ddl.NewClaimMark()))
+		if err != nil {
+			return err
+		}
+		err = fault(FaultOwnerClaimLostBefore, user.String())
 		if err != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], err)
 		} else {
@@ -246,10 +249,7 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		if err != nil {
 			return err
 		}
-		var found bool
-		if id, found, err = s.LoginIdentity(settling(ctx), user); err == nil && !found {
-			err = fmt.Errorf("%s: login %q was created but cannot be read back", s.spec.describe(), user)
-		}
+		id, err = s.readNewIdentity(settling(ctx), user)
 		return err
 	})
 	return id, err
@@ -329,67 +329,6 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 	})
 }
 
-// RotateOwner is a username change, create-before-drop: the new login is
-// created (a claim) with the new password and granted; on PostgreSQL the
-// database and everything the old owner owns in it move to the new one, and
-// the old owner's default privileges are carried over. Only then is the old
-// login dropped, if it is still the recorded one. newID is set once the
-// handover is done; dropErr reports a failed drop of the old login (both
-// logins then work, and the caller keeps the old name to retry).
-func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new ddl.Username, pw ddl.Password,
-	privs ddl.PrivilegeSet, recordedOld Identity, dropOld bool) (newID Identity, dropErr, err error) {
-	defer s.invalidateDatabase(db)
-	err = s.WithLock(ctx, db, func(ctx context.Context) error {
-		// The old login hands over only while it is still the recorded one.
-		oldCheck, err := s.CheckLogin(ctx, old, recordedOld)
-		if err != nil {
-			return err
-		}
-		handover := ddl.CreateMarkedOwner(s.Dialect(), db, new, pw, privs, ddl.NewClaimMark())
-		if s.info.Flavor == ddl.FlavorPostgres && oldCheck.Found && oldCheck.Verdict == Same {
-			// REASSIGN OWNED needs the old owner's privileges: checked
-			// before the new login is made, so a refusal leaves nothing.
-			if err := s.requireAdministers(ctx, old); err != nil {
-				return err
-			}
-			handover = handover.Append(s.Dialect().TransferOwnership(db, old, new))
-		}
-		if err := s.exec(ctx, handover); err != nil {
-			if IsUserExists(err) {
-				return ddl.ErrPreExistingOwnerUser(s.spec.Name, new)
-			}
-			return err
-		}
-		if s.info.Flavor == ddl.FlavorPostgres && oldCheck.Found && oldCheck.Verdict == Same {
-			entries, err := s.defaultACLs(ctx, db, old)
-			if err != nil {
-				return err
-			}
-			carry, err := ddl.CarryDefaultPrivileges(db, new, entries)
-			if err != nil {
-				return fmt.Errorf("%s: hand over the default privileges of %q: %w", s.spec.describe(), old, err)
-			}
-			if err := s.exec(ctx, carry); err != nil {
-				return err
-			}
-		}
-		var found bool
-		if newID, found, err = s.LoginIdentity(ctx, new); err == nil && !found {
-			err = fmt.Errorf("%s: login %q was created but cannot be read back", s.spec.describe(), new)
-		}
-		if err != nil {
-			return err
-		}
-		if dropOld {
-			if dropErr = fault(FaultDropOldOwner, old.String()); dropErr == nil {
-				dropErr = s.dropOwnerLocked(ctx, db, old, oldCheck)
-			}
-		}
-		return nil
-	})
-	return newID, dropErr, err
-}
-
 // DropOwner drops a login this resource created, if it is still the
 // recorded one. On PostgreSQL what it owns in db (the database itself, its
 // tables) is first reassigned to the admin, so no table is lost with it.
@@ -410,7 +349,11 @@ func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 			outcome = NotOurs
 			return nil
 		}
-		return s.dropOwnerLocked(ctx, db, user, c)
+		drop, err := s.withDefaultsHandedToAdmin(ctx, db, user, s.Dialect().DropLogin(db, user))
+		if err != nil {
+			return err
+		}
+		return s.exec(ctx, drop)
 	})
 	return outcome, c, err
 }
@@ -423,59 +366,6 @@ func (s *Server) dropOwnerLocked(ctx context.Context, db ddl.DatabaseName, user 
 		return s.errLoginNotOurs(user, c)
 	}
 	return s.exec(ctx, s.Dialect().DropLogin(db, user))
-}
-
-// defaultACLs reads the default privileges role gives inside db.
-func (s *Server) defaultACLs(ctx context.Context, db ddl.DatabaseName, role ddl.Username) ([]ddl.DefaultACL, error) {
-	type row struct {
-		schema, grantee, priv string
-		objType               string
-	}
-	var rows []row
-	err := s.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {
-		rows = nil
-		rs, err := q.QueryContext(ctx, `
-SELECT COALESCE(n.nspname, ''), d.defaclobjtype::text, CASE WHEN a.grantee = 0 THEN '' ELSE pg_get_userbyid(a.grantee) END, a.privilege_type
-FROM pg_default_acl d LEFT JOIN pg_namespace n ON n.oid = d.defaclnamespace, aclexplode(d.defaclacl) a
-WHERE d.defaclrole = (SELECT oid FROM pg_roles WHERE rolname = $1) AND a.grantee <> d.defaclrole
-ORDER BY 1, 2, 3, 4`, role.String())
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var r row
-			if err := rs.Scan(&r.schema, &r.objType, &r.grantee, &r.priv); err != nil {
-				return err
-			}
-			rows = append(rows, r)
-		}
-		return rs.Err()
-	})
-	if err != nil {
-		return nil, s.readError("read the default privileges of "+role.String(), err)
-	}
-	var out []ddl.DefaultACL
-	for _, r := range rows {
-		schema, err := ddl.NewSchemaName(r.schema)
-		if err != nil {
-			return nil, err
-		}
-		var grantee ddl.Username
-		if r.grantee != "" {
-			if grantee, err = ddl.NewUsername(s.spec.Engine, r.grantee); err != nil {
-				return nil, err
-			}
-		}
-		n := len(out)
-		if n > 0 && out[n-1].Schema == schema && out[n-1].ObjType == r.objType[0] && out[n-1].Grantee == grantee {
-			out[n-1].Privileges = append(out[n-1].Privileges, ddl.NormalizePrivilege(r.priv))
-			continue
-		}
-		out = append(out, ddl.DefaultACL{Schema: schema, ObjType: r.objType[0], Grantee: grantee,
-			Privileges: []ddl.Privilege{ddl.NormalizePrivilege(r.priv)}})
-	}
-	return out, nil
 }
 
 // requireAdministers refuses (MissingAdminRights, naming the fix) when

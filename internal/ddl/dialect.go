@@ -49,10 +49,26 @@ func NewDialect(info ServerInfo) Dialect {
 	return mysql{info: info}
 }
 
-// RotateOwner is a username change, create-before-drop: the handover creates
-// the new login, grants it and transfers ownership; only when that has fully
-// succeeded does the caller run drop, which removes the old login.
-func RotateOwner(d Dialect, db DatabaseName, old, new Username, pw Password, privs PrivilegeSet) (handover, drop Plan) {
-	handover = d.CreateOwner(db, new, pw, privs).Append(d.TransferOwnership(db, old, new))
+// RotateOwner is a username change, create-before-drop: the handover
+// creates the new login (with mark where the server keeps one) and grants
+// it; when takeOver (the old login is still the recorded one) it also
+// transfers what the old login owns in db and carries its default
+// privileges (PostgreSQL). The handover's undo returns everything to the
+// old login and drops the new one, so a failure at any step leaves the
+// tenant as it was: the old login owns and connects. Only when the
+// handover has fully succeeded does the caller run drop, which removes the
+// old login.
+func RotateOwner(d Dialect, db DatabaseName, old, new Username, pw Password, privs PrivilegeSet, mark ClaimMark,
+	takeOver bool, defaults DefaultACLs) (handover, drop Plan) {
+	handover = CreateMarkedOwner(d, db, new, pw, privs, mark)
+	if takeOver && d.Info().Flavor == FlavorPostgres {
+		handover.Statements = append(handover.Statements, d.TransferOwnership(db, old, new).Statements...)
+		handover.Statements = append(handover.Statements, CarryDefaultPrivileges(db, new.Role(), defaults).Statements...)
+		handover.Undo = []Statement{
+			sql("REASSIGN OWNED BY ", pgIdent(new.s), " TO ", pgIdent(old.s)).in(db.s).okIfMissing().done(),
+			sql("DROP OWNED BY ", pgIdent(new.s)).in(db.s).okIfMissing().done(),
+			sql("DROP ROLE IF EXISTS ", pgIdent(new.s)).done(),
+		}
+	}
 	return handover, d.DropLogin(db, old)
 }

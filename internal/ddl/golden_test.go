@@ -77,9 +77,25 @@ func renderAll(t *testing.T, info ServerInfo) string {
 	section("set password", d.SetPassword(owner, pw, false))
 	section("set password, retaining the current one", d.SetPassword(owner, pw, true))
 	section("discard old password", d.DiscardOldPassword(owner))
-	handover, drop := RotateOwner(d, db, owner, newOwner, pw, all)
+	defaults, err := NewDefaultACLs([]DefaultACLRow{
+		{ObjType: 'T', Grantee: "", Privilege: "USAGE"},
+		{ObjType: 'f', Self: true, Privilege: "EXECUTE"},
+		{ObjType: 'n', Grantee: `reporting_readers_of_"all"_tenants`, Privilege: "USAGE"},
+		{ObjType: 'r', Grantee: "reader", Privilege: "SELECT"},
+		{Schema: "app data", ObjType: 'S', Grantee: "reader", Privilege: "USAGE"},
+		{Schema: "app data", ObjType: 'r', Grantee: "reader", Privilege: "INSERT"},
+		{Schema: "app data", ObjType: 'r', Grantee: "reader", Privilege: "SELECT"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	handover, drop := RotateOwner(d, db, owner, newOwner, pw, all, ClaimMark{}, true, defaults)
 	section("rotate owner: handover", handover)
 	section("rotate owner: drop old", drop)
+	if e == EnginePostgres {
+		section("default privileges handed over", CarryDefaultPrivileges(db, newOwner.Role(), defaults))
+		section("default privileges cleared", ClearDefaultPrivileges(db, owner.Role(), defaults))
+	}
 	section("drop login", d.DropLogin(db, owner))
 	section("grant: fresh SELECT, DELETE", d.SyncPrivileges(db, grantee, owner, Diff(info, some, nil)))
 	section("grant: fresh ALL", d.SyncPrivileges(db, grantee, owner, Diff(info, all, nil)))

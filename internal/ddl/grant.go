@@ -281,12 +281,18 @@ func ErrGrantIdentityMismatch(server string, object, why string) *Error {
 			"(terraform state rm) and adopt the grant with terraform import; otherwise put the configuration back.")
 }
 
-// ErrGrantToDatabaseOwner: on PostgreSQL the owner of the database holds
-// every privilege on it by owning it; a grant to it would mean nothing.
-func ErrGrantToDatabaseOwner(server string, db DatabaseName, user Username) error {
-	return fmt.Errorf("role %q owns database %q on server %q, which implies every privilege on it: a tenant grant "+
-		"to the owner means nothing and is not made. Grant to another principal, or manage the owner with "+
-		"tenantdb_tenant_owner", user, db, server)
+// ErrGrantToOwner: a tenant grant never names the tenant's owner login.
+// On PostgreSQL the owner holds every privilege by owning the database; on
+// MySQL/MariaDB (no database owner) an account holding every
+// database-level privilege on it before the grant is what tenant_owner
+// makes, and a grant would narrow it to the grant's set (the owner could
+// no longer CREATE TABLE) and the two resources would undo each other.
+func ErrGrantToOwner(server string, db DatabaseName, user Username, why string) error {
+	return refuse(GrantUserReserved, fmt.Sprintf("grant on database %q to %q on server %q", db.s, user.s, server),
+		fmt.Sprintf("%q is the owner of database %q: %s A tenant_grant is for other principals; the owner's rights "+
+			"are the tenantdb_tenant_owner's to manage. Nothing was granted or revoked.", user.s, db.s, why),
+		"Remove this tenantdb_tenant_grant (the owner already has its rights), or grant to another principal; change "+
+			"what the owner holds with the tenantdb_tenant_owner's privileges.")
 }
 
 // ErrAdminNotOwnerMember: a non-superuser PostgreSQL admin grants on a

@@ -4,8 +4,6 @@ package ddl
 
 import (
 	"fmt"
-	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -30,75 +28,6 @@ func CreateMarkedOwner(d Dialect, db DatabaseName, owner Username, pw Password, 
 	first.redacted += suffix
 	p.Statements = append([]Statement{first}, p.Statements[1:]...)
 	return p
-}
-
-// DefaultACL is one PostgreSQL default privilege: what Grantee gets on
-// objects of ObjType that the owning role creates in Schema ("" = every
-// schema). Only tables ('r') and sequences ('S') are carried over.
-type DefaultACL struct {
-	Schema     SchemaName
-	ObjType    byte
-	Grantee    Username // zero value: PUBLIC
-	Privileges []Privilege
-}
-
-// SchemaName is a validated PostgreSQL schema name read from the catalog.
-type SchemaName struct{ s string }
-
-var schemaNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]{0,62}$`)
-
-// NewSchemaName validates a schema name (a plain identifier, at most 63
-// bytes); "" is the zero value (every schema).
-func NewSchemaName(s string) (SchemaName, error) {
-	if s == "" {
-		return SchemaName{}, nil
-	}
-	if !schemaNamePattern.MatchString(s) {
-		return SchemaName{}, invalid("schema name", s, "must match "+schemaNamePattern.String())
-	}
-	return SchemaName{s}, nil
-}
-
-func (n SchemaName) String() string { return n.s }
-
-var defaultACLObjects = map[byte]string{'r': "TABLES", 'S': "SEQUENCES"}
-
-var sequencePrivileges = []Privilege{"SELECT", "UPDATE", "USAGE"}
-
-// CarryDefaultPrivileges renders, inside db, the default privileges `from`
-// gives as the same default privileges given by `to`: an owner rotation
-// must not cut a grantee off from tables the new owner creates later
-// (DROP OWNED BY from removes from's entries). Entries of other object
-// kinds, or with privileges outside the kind's list, are refused: nothing
-// is half carried.
-func CarryDefaultPrivileges(db DatabaseName, to Username, entries []DefaultACL) (Plan, error) {
-	var p Plan
-	for _, e := range entries {
-		objects, ok := defaultACLObjects[e.ObjType]
-		if !ok {
-			return Plan{}, fmt.Errorf("default privileges on object kind %q cannot be carried over (only tables and sequences)", string(e.ObjType))
-		}
-		allowed := postgresTablePrivileges
-		if e.ObjType == 'S' {
-			allowed = sequencePrivileges
-		}
-		for _, pr := range e.Privileges {
-			if !slices.Contains(allowed, pr) {
-				return Plan{}, fmt.Errorf("default privilege %q on %s cannot be carried over", pr, strings.ToLower(objects))
-			}
-		}
-		grantee := "PUBLIC"
-		if !e.Grantee.IsZero() {
-			grantee = pgIdent(e.Grantee.s)
-		}
-		b := sql("ALTER DEFAULT PRIVILEGES FOR ROLE ", pgIdent(to.s))
-		if e.Schema.s != "" {
-			b.add(" IN SCHEMA ", pgIdent(e.Schema.s))
-		}
-		b.add(" GRANT ", joinPrivileges(sortedUnique(e.Privileges)), " ON ", objects, " TO ", grantee)
-		p.Statements = append(p.Statements, b.in(db.s).done())
-	}
-	return p, nil
 }
 
 // ErrOwnerConflict: the database already has another owner.

@@ -78,3 +78,13 @@ func (m immutable) PlanModifyString(_ context.Context, req planmodifier.StringRe
 			"create the new object alongside, move the data, then remove the old resource.",
 			m.what, req.StateValue, req.PlanValue))
 }
+
+// addOldLoginPendingWarning: a rotated-out login could not be dropped yet.
+// The summary is fixed (Terraform folds repeats); the detail names it.
+func addOldLoginPendingWarning(diags *diag.Diagnostics, old ddl.Username, t ownerTarget, err error) {
+	diags.AddWarning("Old owner login not dropped yet",
+		fmt.Sprintf("Old login %q of the owner of database %q on server %q: dropping it failed, so it stays recorded in "+
+			"previous_username and the next apply (or destroy) retries the drop. Until then it keeps its password; on "+
+			"MySQL/MariaDB it keeps its privileges on the database, on PostgreSQL the database and everything it owned "+
+			"there already belong to login %q, so it can no longer reach the tenant's data.\n\n%v", old, t.db, t.ref.Name, t.user, err))
+}

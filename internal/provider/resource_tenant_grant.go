@@ -306,6 +306,17 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 			fmt.Sprintf("Its privileges are kept as last read; it stays in state.\n\n%v", err))
 		return
 	}
+	if st.RowsOutliveDatabase && !importing {
+		// The rows would hand the principal a database created later under
+		// this name: the grant stays in state until its destroy revokes them.
+		addWarning(&resp.Diagnostics, ddl.DriftDetected, object, "The database no longer exists on the server "+
+			"(dropped outside Terraform), but MySQL/MariaDB keep the principal's grant rows for its name, and a database "+
+			"created later under that name would be readable by this principal. The grant stays in state so that its "+
+			"destroy revokes the rows; remove the tenantdb_tenant_grant from the configuration (or destroy it) to revoke them.")
+		state.Privileges = grantPrivilegesValue(ctx, srv.Info(), state.Privileges, st.Held, false)
+		resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
+		return
+	}
 	gone := ""
 	switch {
 	case !st.DatabaseFound:
@@ -352,22 +363,28 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 			return
 		}
 	}
-	info := srv.Info()
+	state.Privileges = grantPrivilegesValue(ctx, srv.Info(), state.Privileges, st.Held, importing)
+	state.ID = types.StringValue(grantID(t.ref, t.db.String(), t.user.String()))
+	resp.Diagnostics.Append(recordGrantIdentities(ctx, resp.Private, st.Identity)...)
+	resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
+}
+
+// grantPrivilegesValue is what Read reports: the declared set when the
+// server holds exactly that, otherwise what it really holds (drift).
+func grantPrivilegesValue(ctx context.Context, info ddl.ServerInfo, current types.Set, held ddl.GrantHeld, importing bool) types.Set {
 	var declared ddl.PrivilegeSet
-	if !importing {
+	if !importing && !current.IsNull() && !current.IsUnknown() {
 		var names []string
-		resp.Diagnostics.Append(state.Privileges.ElementsAs(ctx, &names, false)...)
+		current.ElementsAs(ctx, &names, false)
 		if set, err := ddl.ParsePrivileges(info.Flavor.Engine(), names); err == nil {
 			declared = set
 		}
 	}
-	reported := st.Held.Reported(info, declared)
+	reported := held.Reported(info, declared)
 	if importing || declared.IsZero() || !declared.Equal(info, reported) {
-		state.Privileges = privilegeSetValue(ddl.FromActual(info, reported).Names())
+		return privilegeSetValue(ddl.FromActual(info, reported).Names())
 	}
-	state.ID = types.StringValue(grantID(t.ref, t.db.String(), t.user.String()))
-	resp.Diagnostics.Append(recordGrantIdentities(ctx, resp.Private, st.Identity)...)
-	resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
+	return current
 }
 
 func privilegeSetValue(names []string) types.Set {

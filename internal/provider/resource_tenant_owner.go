@@ -51,10 +51,6 @@ type tenantOwnerModel struct {
 	PreviousUsername  types.String `tfsdk:"previous_username"`
 }
 
-// previousIdentityKey keeps the identity of a rotated-out login whose drop
-// is still pending (previous_username).
-const previousIdentityKey = "previous_identity"
-
 func (r *tenantOwnerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_tenant_owner"
 }
@@ -92,8 +88,11 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 					"Not a system account, the server's admin login or one of its `reserved_usernames` (`OwnerUserReserved`). " +
 					"Changing it rotates the login in place, create-before-drop: the new login is created with the current " +
 					"password and granted (on PostgreSQL it takes over the database, what the old login owns there, and its " +
-					"default privileges), then the old login is dropped. If that drop fails both logins keep working, the " +
-					"old name stays in `previous_username`, and the next apply retries it.",
+					"default privileges of every kind), then the old login is dropped. A failure before the drop undoes the " +
+					"handover: the old login owns and connects as before. If only the drop fails, the old name stays in " +
+					"`previous_username` and every later apply (and destroy) retries it; until then the old login keeps its " +
+					"password, and on MySQL/MariaDB its privileges (on PostgreSQL the database already belongs to the new " +
+					"login, so the old one cannot reach it).",
 				Validators: []validator.String{identifierValidator{kind: "username"}},
 			},
 			"password_wo": schema.StringAttribute{
@@ -137,8 +136,9 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 			},
 			"previous_username": schema.StringAttribute{
 				Computed: true,
-				MarkdownDescription: "During a username rotation whose final drop of the old login failed: the old " +
-					"login's name, until a later apply drops it. Null otherwise.",
+				MarkdownDescription: "Old logins this resource created whose drop after a username rotation has not " +
+					"succeeded yet, oldest first, separated by `, `: each stays recorded (with its identity) through any " +
+					"number of further rotations until an apply or destroy really drops it. Null otherwise.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 		},
@@ -368,12 +368,18 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 		}
 	}
 	state.Privileges = ownerPrivilegesValue(srv.Info(), state.Privileges, st)
-	if !state.PreviousUsername.IsNull() {
-		if prev, err := ddl.NewUsername(t.ref.engine(), state.PreviousUsername.ValueString()); err == nil {
-			if _, found, err := srv.LoginIdentity(ctx, prev); err == nil && !found {
-				state.PreviousUsername = types.StringNull()
+	pending, diags := readPendingLogins(ctx, req.Private, state.PreviousUsername)
+	resp.Diagnostics.Append(diags...)
+	if len(pending) > 0 {
+		for _, p := range pending {
+			if prev, err := ddl.NewUsername(t.ref.engine(), p.Name); err == nil {
+				if _, found, err := srv.LoginIdentity(ctx, prev); err == nil && !found {
+					pending = pending.without(p.Name)
+				}
 			}
 		}
+		state.PreviousUsername = pending.value()
+		resp.Diagnostics.Append(pending.record(ctx, resp.Private)...)
 	}
 	if importing {
 		state.UserCreated = types.BoolValue(false)
@@ -400,144 +406,14 @@ func ownerPrivilegesValue(info ddl.ServerInfo, declared types.Set, st *dbclient.
 	return types.SetValueMust(types.StringType, elems)
 }
 
-func (r *tenantOwnerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state tenantOwnerModel
-	resp.Diagnostics.Append(decodeModel(ctx, req.Plan.Raw, &plan)...)
-	resp.Diagnostics.Append(decodeModel(ctx, req.State.Raw, &state)...)
-	recorded, diags := recordedIdentity(ctx, req.Private)
-	resp.Diagnostics.Append(diags...)
-	previous, diags := privateIdentity(ctx, req.Private, previousIdentityKey)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	t, diags := r.target(ctx, plan)
-	resp.Diagnostics.Append(diags...)
-	// State's privileges are what the server holds (drift may include
-	// names outside the allowlist): only its address and names matter here.
-	oldModel := state
-	oldModel.Privileges = types.SetNull(types.StringType)
-	old, diags := r.target(ctx, oldModel)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	keepOld := func(err error, doing string) {
-		addError(&resp.Diagnostics, doing, err)
-		resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
-	}
-	srv, err := r.data.connect(ctx, t.ref)
-	if err != nil {
-		keepOld(err, fmt.Sprintf("connect to server %q", t.ref.Name))
-		return
-	}
-	if t.ref.reach() != old.ref.reach() {
-		c, err := srv.CheckLogin(ctx, t.user, recorded)
-		if err == nil && (!c.Found || c.Verdict != dbclient.Same) {
-			err = ddl.ErrIdentityMismatch(t.ref.Name, t.db, fmt.Sprintf("The server moved from %s to %s, and login %q "+
-				"is not there with the recorded identity.", old.ref.address(), t.ref.address(), t.user))
-		}
-		if err != nil {
-			keepOld(err, fmt.Sprintf("move login %q to %s", t.user, t.ref.address()))
-			return
-		}
-	}
-	created := state.UserCreated.ValueBool()
-	prevName := state.PreviousUsername
-	switch {
-	case t.user != old.user:
-		pw, ok := ownerPassword(ctx, req.Config, &resp.Diagnostics)
-		if !ok {
-			return
-		}
-		oldID := recorded
-		newID, dropErr, err := srv.RotateOwner(ctx, t.db, old.user, t.user, pw, t.privs, oldID, created)
-		if err != nil {
-			keepOld(err, fmt.Sprintf("rotate owner login %q to %q", old.user, t.user))
-			return
-		}
-		recorded, created, prevName = newID, true, types.StringNull()
-		if dropErr != nil {
-			prevName = types.StringValue(old.user.String())
-			resp.Diagnostics.Append(recordPrivate(ctx, resp.Private, previousIdentityKey, oldID)...)
-			resp.Diagnostics.AddWarning(fmt.Sprintf("The old login %q was not dropped yet", old.user),
-				fmt.Sprintf("Login %q now owns database %q; dropping the old login failed, so both work. The next apply "+
-					"retries the drop (previous_username).\n\n%v", t.user, t.db, dropErr))
-		}
-	case !plan.PasswordWOVersion.Equal(state.PasswordWOVersion):
-		pw, ok := ownerPassword(ctx, req.Config, &resp.Diagnostics)
-		if !ok {
-			return
-		}
-		retain := plan.RetainPrevious.ValueBool() && ddl.RetainsCurrentPassword(srv.Info())
-		if state.PreviousRetained.ValueBool() {
-			// A second rotation while one is retained: MySQL keeps only one
-			// old password; discard the older one first.
-			if err := srv.DiscardOldOwnerPassword(ctx, t.db, t.user); err != nil {
-				keepOld(err, fmt.Sprintf("discard the old password of login %q", t.user))
-				return
-			}
-		}
-		if recorded, err = srv.SetOwnerPassword(ctx, t.db, t.user, pw, retain, recorded); err != nil {
-			keepOld(err, fmt.Sprintf("set the password of login %q", t.user))
-			return
-		}
-		plan.PreviousRetained = types.BoolValue(retain)
-	case state.PreviousRetained.ValueBool():
-		if err := srv.DiscardOldOwnerPassword(ctx, t.db, t.user); err != nil {
-			keepOld(err, fmt.Sprintf("discard the old password of login %q", t.user))
-			return
-		}
-		plan.PreviousRetained = types.BoolValue(false)
-	}
-	if plan.PreviousRetained.IsUnknown() {
-		plan.PreviousRetained = types.BoolValue(false)
-	}
-	if !plan.Privileges.Equal(state.Privileges) && t.user == old.user {
-		if err := srv.SyncOwnerPrivileges(ctx, t.db, t.user, t.privs, recorded); err != nil {
-			keepOld(err, fmt.Sprintf("set the privileges of login %q on %q", t.user, t.db))
-			return
-		}
-	}
-	if !state.PreviousUsername.IsNull() && t.user == old.user {
-		prevName = r.retryPreviousDrop(ctx, srv, t, state.PreviousUsername.ValueString(), previous, &resp.Diagnostics)
-	}
-	plan.UserCreated = types.BoolValue(created)
-	plan.PreviousUsername = prevName
-	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, recorded)...)
-	resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.State.Raw)...)
-}
-
-// retryPreviousDrop drops a rotated-out login whose drop failed before, if
-// it is still the recorded one; it returns what previous_username becomes.
-func (r *tenantOwnerResource) retryPreviousDrop(ctx context.Context, srv *dbclient.Server, t ownerTarget, name string,
-	recorded dbclient.Identity, diags *diag.Diagnostics) types.String {
-	prev, err := ddl.NewUsername(t.ref.engine(), name)
-	if err != nil {
-		addError(diags, "read previous_username", err)
-		return types.StringValue(name)
-	}
-	outcome, check, err := srv.DropOwner(ctx, t.db, prev, recorded)
-	if err != nil {
-		diags.AddWarning(fmt.Sprintf("The old login %q was not dropped yet", prev),
-			fmt.Sprintf("Dropping it failed again; the next apply retries (previous_username).\n\n%v", err))
-		return types.StringValue(name)
-	}
-	if outcome == dbclient.NotOurs {
-		diags.AddWarning(fmt.Sprintf("The old login %q was not dropped", prev),
-			dbclient.MismatchWhy(check.Verdict)+" It is no longer this resource's to drop; previous_username is cleared.")
-	}
-	return types.StringNull()
-}
-
 func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state tenantOwnerModel
 	resp.Diagnostics.Append(decodeModel(ctx, req.State.Raw, &state)...)
 	recorded, diags := recordedIdentity(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
-	previous, diags := privateIdentity(ctx, req.Private, previousIdentityKey)
+	pending, diags := readPendingLogins(ctx, req.Private, state.PreviousUsername)
 	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() || !state.UserCreated.ValueBool() {
+	if resp.Diagnostics.HasError() || (len(pending) == 0 && !state.UserCreated.ValueBool()) {
 		return // an imported owner is never dropped
 	}
 	state.Privileges = types.SetNull(types.StringType) // as read, not as declared
@@ -551,12 +427,17 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 		addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q to drop login %q (it stays in state; destroy again when the server is reachable)", t.ref.Name, t.user), err)
 		return
 	}
-	if !state.PreviousUsername.IsNull() {
-		if still := r.retryPreviousDrop(ctx, srv, t, state.PreviousUsername.ValueString(), previous, &resp.Diagnostics); !still.IsNull() {
-			resp.Diagnostics.AddError(fmt.Sprintf("Could not drop the old login %q", still.ValueString()),
-				"It stays in state (previous_username); destroy again once the cause above is fixed.")
-			return
-		}
+	if still := dropPendingLogins(ctx, srv, t, pending, &resp.Diagnostics); len(still) > 0 {
+		resp.Diagnostics.AddError("Could not drop every old login",
+			fmt.Sprintf("Old login(s) %s of the owner of database %q stay in state (previous_username); destroy again "+
+				"once the cause above is fixed.", still.value().ValueString(), t.db))
+		state.PreviousUsername = still.value()
+		resp.Diagnostics.Append(still.record(ctx, resp.Private)...)
+		resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
+		return
+	}
+	if !state.UserCreated.ValueBool() {
+		return // an imported owner is never dropped
 	}
 	outcome, check, err := srv.DropOwner(ctx, t.db, t.user, recorded)
 	if err != nil {

@@ -61,10 +61,20 @@ GRANT "acme_app2" TO CURRENT_USER;
 ALTER DATABASE "acme_1" OWNER TO "acme_app2";
 -- in database acme_1
 REASSIGN OWNED BY "acme_app" TO "acme_app2";
+-- in database acme_1
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app2" GRANT USAGE ON SCHEMAS TO "reporting_readers_of_""all""_tenants";
+-- in database acme_1
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app2" GRANT SELECT ON TABLES TO "reader";
+-- in database acme_1
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app2" IN SCHEMA "app data" GRANT USAGE ON SEQUENCES TO "reader";
+-- in database acme_1
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app2" IN SCHEMA "app data" GRANT INSERT, SELECT ON TABLES TO "reader";
+-- in database acme_1
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app2" REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC;
 -- undo
 -- in database acme_1
 -- ok if already gone
-REASSIGN OWNED BY "acme_app2" TO CURRENT_USER;
+REASSIGN OWNED BY "acme_app2" TO "acme_app";
 -- in database acme_1
 -- ok if already gone
 DROP OWNED BY "acme_app2";
@@ -78,6 +88,35 @@ REASSIGN OWNED BY "acme_app" TO CURRENT_USER;
 -- ok if already gone
 DROP OWNED BY "acme_app";
 DROP ROLE IF EXISTS "acme_app";
+
+-- == default privileges handed over ==
+-- in database acme_1
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app2" GRANT USAGE ON SCHEMAS TO "reporting_readers_of_""all""_tenants";
+-- in database acme_1
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app2" GRANT SELECT ON TABLES TO "reader";
+-- in database acme_1
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app2" IN SCHEMA "app data" GRANT USAGE ON SEQUENCES TO "reader";
+-- in database acme_1
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app2" IN SCHEMA "app data" GRANT INSERT, SELECT ON TABLES TO "reader";
+-- in database acme_1
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app2" REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC;
+
+-- == default privileges cleared ==
+-- in database acme_1
+-- ok if already gone
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app" REVOKE USAGE ON SCHEMAS FROM "reporting_readers_of_""all""_tenants";
+-- in database acme_1
+-- ok if already gone
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app" REVOKE SELECT ON TABLES FROM "reader";
+-- in database acme_1
+-- ok if already gone
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app" IN SCHEMA "app data" REVOKE USAGE ON SEQUENCES FROM "reader";
+-- in database acme_1
+-- ok if already gone
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app" IN SCHEMA "app data" REVOKE INSERT, SELECT ON TABLES FROM "reader";
+-- in database acme_1
+-- ok if already gone
+ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app" GRANT EXECUTE ON FUNCTIONS TO PUBLIC;
 
 -- == drop login ==
 -- in database acme_1

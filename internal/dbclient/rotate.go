@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// RotateOwner is a username change, create-before-drop, in named steps:
+//
+//  1. checkOldLogin: the old login hands over only while it is still the
+//     recorded one;
+//  2. prepareRotation: everything that could refuse is read and checked
+//     before any statement runs (the admin's rights over the old login, the
+//     old login's default privileges of every kind);
+//  3. the handover, one plan (create the new login, grant it; PostgreSQL:
+//     take the database and what the old login owns in it, carry its
+//     default privileges) whose undo returns everything to the old login
+//     and drops the new one: a failure at any step leaves a working tenant;
+//  4. readNewIdentity;
+//  5. dropOldLogin, only when this resource created it: a failure there is
+//     dropErr, not err (both logins exist; the caller keeps the old one as
+//     pending and retries).
+func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new ddl.Username, pw ddl.Password,
+	privs ddl.PrivilegeSet, recordedOld Identity, dropOld bool) (newID Identity, dropErr, err error) {
+	defer s.invalidateDatabase(db)
+	err = s.WithLock(ctx, db, func(ctx context.Context) error {
+		oldCheck, err := s.CheckLogin(ctx, old, recordedOld)
+		if err != nil {
+			return err
+		}
+		takeOver := oldCheck.Found && oldCheck.Verdict == Same
+		handover, err := s.prepareRotation(ctx, db, old, new, pw, privs, takeOver)
+		if err != nil {
+			return err
+		}
+		if err := s.exec(ctx, handover); err != nil {
+			if IsUserExists(err) {
+				return ddl.ErrPreExistingOwnerUser(s.spec.Name, new)
+			}
+			return err
+		}
+		if newID, err = s.readNewIdentity(ctx, new); err != nil {
+			return err
+		}
+		if dropOld {
+			if dropErr = fault(FaultDropOldOwner, old.String()); dropErr == nil {
+				dropErr = s.dropOwnerLocked(ctx, db, old, oldCheck)
+			}
+		}
+		return nil
+	})
+	return newID, dropErr, err
+}
+
+// prepareRotation reads and checks, before any statement, what the
+// handover needs, and renders it.
+func (s *Server) prepareRotation(ctx context.Context, db ddl.DatabaseName, old, new ddl.Username, pw ddl.Password,
+	privs ddl.PrivilegeSet, takeOver bool) (ddl.Plan, error) {
+	var defaults ddl.DefaultACLs
+	if takeOver && s.info.Flavor == ddl.FlavorPostgres {
+		// REASSIGN OWNED needs the old owner's privileges.
+		if err := s.requireAdministers(ctx, old); err != nil {
+			return ddl.Plan{}, err
+		}
+		var err error
+		if defaults, err = s.defaultACLs(ctx, db, old.String()); err != nil {
+			return ddl.Plan{}, err
+		}
+	}
+	handover, _ := ddl.RotateOwner(s.Dialect(), db, old, new, pw, privs, ddl.NewClaimMark(), takeOver, defaults)
+	return handover, nil
+}
+
+// readNewIdentity reads the identity of a login just created.
+func (s *Server) readNewIdentity(ctx context.Context, user ddl.Username) (Identity, error) {
+	id, found, err := s.LoginIdentity(ctx, user)
+	if err == nil && !found {
+		err = fmt.Errorf("%s: login %q was created but cannot be read back", s.spec.describe(), user)
+	}
+	return id, err
+}
+
+// withAdminDefaultsHandedTo appends to an owner's create plan the handover
+// of the admin's default privileges in db (PostgreSQL): a tenant grant made
+// before the owner existed gave its default privileges FOR ROLE the admin,
+// the database's owner then; they follow the database to its new owner,
+// and the admin keeps none. Read and rendered before any statement runs.
+func (s *Server) withAdminDefaultsHandedTo(ctx context.Context, db ddl.DatabaseName, owner ddl.Username, plan ddl.Plan) (ddl.Plan, error) {
+	if s.info.Flavor != ddl.FlavorPostgres {
+		return plan, nil
+	}
+	admin, err := ddl.NewRoleName(s.spec.Username)
+	if err != nil {
+		return ddl.Plan{}, err
+	}
+	acls, err := s.defaultACLs(ctx, db, s.spec.Username)
+	if err != nil || acls.Empty() {
+		return plan, err
+	}
+	return plan.Append(ddl.CarryDefaultPrivileges(db, owner.Role(), acls)).Append(ddl.ClearDefaultPrivileges(db, admin, acls)), nil
+}
+
+// withDefaultsHandedToAdmin prefixes an owner's drop plan with the handover
+// of its default privileges in db to the admin, who owns the database once
+// the owner is gone (PostgreSQL, and only while the owner owns db): grants
+// keep reaching tables created later.
+func (s *Server) withDefaultsHandedToAdmin(ctx context.Context, db ddl.DatabaseName, owner ddl.Username, drop ddl.Plan) (ddl.Plan, error) {
+	if s.info.Flavor != ddl.FlavorPostgres {
+		return drop, nil
+	}
+	d, err := s.databaseDirect(ctx, db)
+	if err != nil || d == nil || d.Owner != owner.String() {
+		return drop, err
+	}
+	admin, err := ddl.NewRoleName(s.spec.Username)
+	if err != nil {
+		return ddl.Plan{}, err
+	}
+	acls, err := s.defaultACLs(ctx, db, owner.String())
+	if err != nil {
+		return ddl.Plan{}, err
+	}
+	return ddl.CarryDefaultPrivileges(db, admin, acls).Append(drop), nil
+}
