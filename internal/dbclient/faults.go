@@ -8,8 +8,9 @@ import "sync"
 // be made to fail on demand (MariaDB drops a login even with live sessions).
 // No fault is armed outside tests; checking one costs a map lookup.
 const (
-	// FaultDropOldOwner fails the drop of the old login at the end of an
-	// owner username rotation.
+	// FaultDropOldOwner fails the drop of an owner login: the old login at
+	// the end of a username rotation, a pending old login's retried drop,
+	// the owner's destroy. Arm it keyed by the login's name.
 	FaultDropOldOwner = "drop-old-owner"
 	// FaultClaimLostBefore and FaultClaimLostAfter make a CREATE DATABASE
 	// claim end in a lost connection, before or after it ran.

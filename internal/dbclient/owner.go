@@ -349,6 +349,9 @@ func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 			outcome = NotOurs
 			return nil
 		}
+		if err := fault(FaultDropOldOwner, user.String()); err != nil {
+			return err
+		}
 		drop, err := s.withDefaultsHandedToAdmin(ctx, db, user, s.Dialect().DropLogin(db, user))
 		if err != nil {
 			return err
@@ -364,6 +367,9 @@ func (s *Server) dropOwnerLocked(ctx context.Context, db ddl.DatabaseName, user 
 	}
 	if c.Verdict != Same {
 		return s.errLoginNotOurs(user, c)
+	}
+	if err := fault(FaultDropOldOwner, user.String()); err != nil {
+		return err
 	}
 	return s.exec(ctx, s.Dialect().DropLogin(db, user))
 }

@@ -47,9 +47,7 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 			return err
 		}
 		if dropOld {
-			if dropErr = fault(FaultDropOldOwner, old.String()); dropErr == nil {
-				dropErr = s.dropOwnerLocked(ctx, db, old, oldCheck)
-			}
+			dropErr = s.dropOwnerLocked(ctx, db, old, oldCheck)
 		}
 		return nil
 	})
