@@ -34,7 +34,9 @@ func TestClassifyUnit(t *testing.T) {
 		want Class
 	}{
 		{"nil", nil, Terminal},
-		{"mysql read-only 1290", my(1290), Transient},
+		{"mysql read-only 1290", &mysql.MySQLError{Number: 1290, Message: "The MariaDB server is running with the --read-only option so it cannot execute this statement"}, Transient},
+		{"mysql super-read-only 1290", &mysql.MySQLError{Number: 1290, Message: "The MySQL server is running with the --super-read-only option so it cannot execute this statement"}, Transient},
+		{"mariadb strict password validation 1290", &mysql.MySQLError{Number: 1290, Message: "The MariaDB server is running with the --strict-password-validation option so it cannot execute this statement"}, Terminal},
 		{"mysql read-only 1836", my(1836), Transient},
 		{"mysql lock wait 1205", my(1205), Transient},
 		{"mysql deadlock 1213", my(1213), Transient},
@@ -326,7 +328,7 @@ func setReadOnly(t *testing.T, ts *testserver.Server, on bool) {
 }
 
 // TestConfigErrorMessages: a configuration error says what is wrong in the
-// user's terms (ca_cert, host, engine/port), not the driver's.
+// user's terms (the provider's ca_certs, host, engine/port), not the driver's.
 func TestConfigErrorMessages(t *testing.T) {
 	t.Parallel()
 	withCA := Spec{Name: "s", Engine: ddl.EngineMySQL, Host: "db.example", Port: 3306, CAPEM: "pem"}
@@ -339,9 +341,9 @@ func TestConfigErrorMessages(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"unknown CA, ca_cert set", withCA, &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}},
-			"TLS: the server certificate is not signed by ca_cert"},
-		{"unknown CA, system roots", noCA, x509.UnknownAuthorityError{}, "not signed by a CA in the system roots (set ca_cert"},
+		{"unknown CA, ca_certs set", withCA, &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}},
+			`TLS: the server certificate is not signed by the CA the provider's ca_certs gives server "s"`},
+		{"unknown CA, system roots", noCA, x509.UnknownAuthorityError{}, `not signed by a CA in the system roots (give the PEM of the CA that signs it in the provider block: ca_certs = { s = file("ca.pem") })`},
 		{"host name", withCA, &tls.CertificateVerificationError{Err: x509.HostnameError{Host: "db.example", Certificate: &x509.Certificate{}}},
 			`TLS: host name does not match: the server certificate is not valid for db.example`},
 		{"no TLS on the server", withCA, mysql.ErrNoTLS, `TLS: the server does not accept TLS connections: enable TLS on the server, or set tls = "disable"`},

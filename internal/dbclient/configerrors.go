@@ -79,9 +79,10 @@ const errPGRefusedTLS = "server refused TLS connection"
 
 // tlsProblem words a TLS failure, or returns "".
 func tlsProblem(spec Spec, err error) string {
-	signedBy := "by ca_cert"
+	signedBy := fmt.Sprintf("by the CA the provider's ca_certs gives server %q", spec.Name)
 	if spec.CAPEM == "" {
-		signedBy = "by a CA in the system roots (set ca_cert to the PEM of the CA that signs it)"
+		signedBy = fmt.Sprintf("by a CA in the system roots (give the PEM of the CA that signs it in the provider block: "+
+			"ca_certs = { %s = file(\"ca.pem\") })", spec.Name)
 	}
 	var unknown x509.UnknownAuthorityError
 	var host x509.HostnameError
@@ -99,14 +100,14 @@ func tlsProblem(spec Spec, err error) string {
 	case errors.As(err, &invalid):
 		return "the server certificate is not valid: " + invalid.Error()
 	case errors.As(err, &roots):
-		return "no CA to check the server certificate with: set ca_cert"
+		return fmt.Sprintf("no CA to check the server certificate with: set ca_certs = { %s = file(\"ca.pem\") } in the provider block", spec.Name)
 	case errors.As(err, &verify):
 		return "the server certificate does not verify: " + verify.Err.Error()
 	case errors.Is(err, mysql.ErrNoTLS), chainContains(err, errPGRefusedTLS):
 		return "the server does not accept TLS connections: enable TLS on the server, or set tls = \"disable\""
 	case errors.As(err, &op) && op.Op == "remote error":
 		// An alert from the server during the handshake.
-		return "the server refused the TLS handshake (" + op.Err.Error() + "): check tls, ca_cert and the server's TLS settings"
+		return "the server refused the TLS handshake (" + op.Err.Error() + "): check tls, the provider's ca_certs and the server's TLS settings"
 	case errors.As(err, &rec):
 		return "the server did not answer with TLS: is engine/port right?"
 	}

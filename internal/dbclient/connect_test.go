@@ -74,7 +74,7 @@ func localSpec(t *testing.T, engine string) (*testserver.Server, Spec) {
 }
 
 // TestConnectWrongCA: a CA that did not sign the server certificate is an
-// immediate TLS error naming ca_cert, in both verifying modes.
+// immediate TLS error naming the provider's ca_certs, in both verifying modes.
 func TestConnectWrongCA(t *testing.T) {
 	t.Parallel()
 	other := testserver.UnrelatedCAPEM(t)
@@ -85,7 +85,7 @@ func TestConnectWrongCA(t *testing.T) {
 				_, spec := localSpec(t, engine)
 				spec.CAPEM, spec.TLS = other, mode
 				err, attempts := connectOnce(t, spec)
-				wantConfigError(t, spec, err, attempts, "TLS: the server certificate is not signed by ca_cert", spec.addr())
+				wantConfigError(t, spec, err, attempts, "TLS: the server certificate is not signed by the CA the provider's ca_certs gives server", spec.addr())
 			})
 		}
 	}

@@ -89,7 +89,7 @@ func ClientTLS(mode TLSMode, host, caPEM string) (*tls.Config, error) {
 	if caPEM != "" {
 		roots = x509.NewCertPool()
 		if !roots.AppendCertsFromPEM([]byte(caPEM)) {
-			return nil, errors.New("ca_cert holds no PEM certificate")
+			return nil, errors.New("the CA (the provider's ca_certs) holds no PEM certificate")
 		}
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots, ServerName: host}

@@ -266,3 +266,13 @@ func (w *cliWorkspace) state() map[string]any {
 	}
 	return st
 }
+
+// stateText is terraform.tfstate as written.
+func (w *cliWorkspace) stateText() string {
+	w.t.Helper()
+	raw, err := os.ReadFile(filepath.Join(w.dir, "terraform.tfstate"))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return string(raw)
+}

@@ -686,8 +686,8 @@ func TestHostileInput_refusedAtApply(t *testing.T) {
 				}
 				cases = append(cases, unknownCase{hclQuote(v),
 					fmt.Sprintf("resource \"tenantdb_tenant_database\" %q {\n  server = jsonencode({ name = %s, engine = %q, host = %s, port = %d, "+
-						"username = %q, tls = \"verify-full\", ca_cert = %s })\n  name   = %q\n}\n",
-						l, name, s.Engine, host, s.Port, s.Admin.Username, hclQuote(s.CAPEM), base+"_"+l),
+						"username = %q, tls = \"verify-full\" })\n  name   = %q\n}\n",
+						l, name, s.Engine, host, s.Port, s.Admin.Username, base+"_"+l),
 					want})
 			}
 
@@ -718,8 +718,7 @@ func TestHostileInput_refusedAtApply(t *testing.T) {
 
 			// reserved_usernames unknown until apply: the server's ref is
 			// unknown at plan time, so only apply can refuse the owner.
-			late := s.serverHCL("reserved_usernames = terraform_data.late.output")
-			late = strings.Replace(late, `resource "tenantdb_db_server" "main"`, `resource "tenantdb_db_server" "late"`, 1)
+			late := s.serverResourceHCL("late", s.name, s.Port, "reserved_usernames = terraform_data.late.output")
 			late += unknownHCL("late", `["late_group"]`) + fmt.Sprintf(`
 resource "tenantdb_tenant_owner" "late" {
   server      = tenantdb_db_server.late.ref
@@ -931,9 +930,8 @@ func TestHostileInput_exactAtApply(t *testing.T) {
 			if engine == "postgres" {
 				charset, collation, wantCS, wantCO = "UTF--8", "C", "UTF8", "C"
 			}
-			longServerHCL := strings.Replace(s.serverHCL(""), `resource "tenantdb_db_server" "main"`, `resource "tenantdb_db_server" "long"`, 1)
-			longServerHCL = strings.Replace(longServerHCL, strconv.Quote(s.name), strconv.Quote(longServer), 1)
-			hcl := s.serverHCL("") + longServerHCL + fmt.Sprintf(`
+			hcl := caCertsHCL(map[string]string{s.name: s.CAPEM, longServer: s.CAPEM}) +
+				s.serverResourceHCL("main", s.name, s.Port, "") + s.serverResourceHCL("long", longServer, s.Port, "") + fmt.Sprintf(`
 resource "tenantdb_tenant_database" "max" {
   server          = tenantdb_db_server.main.ref
   name            = %q

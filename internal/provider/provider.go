@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -42,6 +43,7 @@ type tenantdbProvider struct {
 
 type providerModel struct {
 	AdminPasswords types.Map `tfsdk:"admin_passwords"`
+	CACerts        types.Map `tfsdk:"ca_certs"`
 }
 
 func (p *tenantdbProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -69,6 +71,21 @@ func (p *tenantdbProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				Optional:    true,
 				Sensitive:   true,
 			},
+			"ca_certs": schema.MapAttribute{
+				MarkdownDescription: "CA certificates (PEM: one certificate or a bundle) keyed by `tenantdb_db_server` " +
+					"name, used to verify the server certificate under `tls = \"verify-ca\"` or `\"verify-full\"`. " +
+					"A server without an entry is verified against the system roots. Like the passwords, this is " +
+					"never written to state: a bundle of a hundred certificates costs nothing per tenant, and " +
+					"rotating it plans no change on any tenant resource (the server's `ca_fingerprint` shows it " +
+					"once). For example `ca_certs = { main = file(\"${path.module}/ca-bundle.pem\") }`. " +
+					"Replaces `tenantdb_db_server.ca_cert` of earlier versions (a configuration that still sets it gets an error saying so).",
+				Validators: []validator.Map{
+					mapvalidator.KeysAre(identifierValidator{kind: "server name"}),
+					mapvalidator.ValueStringsAre(pemBundleValidator{}),
+				},
+				ElementType: types.StringType,
+				Optional:    true,
+			},
 		},
 	}
 }
@@ -79,7 +96,7 @@ func (p *tenantdbProvider) Configure(ctx context.Context, req provider.Configure
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	data := &providerData{registry: p.registry, passwords: map[string]string{}}
+	data := &providerData{registry: p.registry, passwords: map[string]string{}, caCerts: map[string]string{}}
 	if cfg.AdminPasswords.IsUnknown() {
 		data.unknown = true
 	} else if !cfg.AdminPasswords.IsNull() {
@@ -98,6 +115,7 @@ func (p *tenantdbProvider) Configure(ctx context.Context, req provider.Configure
 			data.passwords[name] = s.ValueString()
 		}
 	}
+	configureCACerts(cfg.CACerts, data, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -116,4 +134,26 @@ func (p *tenantdbProvider) Resources(_ context.Context) []func() resource.Resour
 
 func (p *tenantdbProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return nil
+}
+
+// configureCACerts files the ca_certs entries by server name. An unknown
+// map or entry is remembered, so a connection that needs it says so.
+func configureCACerts(m types.Map, data *providerData, diags *diag.Diagnostics) {
+	if m.IsUnknown() {
+		data.caUnknown = true
+		return
+	}
+	for name, v := range m.Elements() {
+		if _, err := ddl.NewServerName(name); err != nil {
+			addAttributeError(diags, path.Root("ca_certs").AtMapKey(name), err)
+			continue
+		}
+		s, ok := v.(types.String)
+		switch {
+		case !ok || s.IsUnknown():
+			data.caUnknownNames = append(data.caUnknownNames, name)
+		case !s.IsNull():
+			data.caCerts[name] = s.ValueString()
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -15,11 +16,29 @@ import (
 )
 
 // providerData is what Configure hands every resource: the process-wide
-// connection registry and the admin passwords. It is never written to state.
+// connection registry, the admin passwords and the CA certificates. It is
+// never written to state.
 type providerData struct {
 	registry  *dbclient.Registry
 	passwords map[string]string // by server name; from admin_passwords
 	unknown   bool              // admin_passwords was not known at configure time
+	caCerts   map[string]string // PEM by server name; from ca_certs
+	// caUnknown: ca_certs was not known at configure time; caUnknownNames:
+	// these entries were not.
+	caUnknown      bool
+	caUnknownNames []string
+}
+
+// caCert is the PEM the provider's ca_certs gives server ("" for none: the
+// system roots); known is false while ca_certs (or its entry) is unknown.
+func (d *providerData) caCert(server string) (pem string, known bool) {
+	if d == nil {
+		return "", false
+	}
+	if pem, ok := d.caCerts[server]; ok {
+		return pem, true
+	}
+	return "", !d.caUnknown && !slices.Contains(d.caUnknownNames, server)
 }
 
 // AdminPasswordEnv is the environment fallback for a server's admin
@@ -87,6 +106,14 @@ func (d *providerData) connect(ctx context.Context, ref serverRef) (*dbclient.Se
 		return nil, err
 	}
 	spec.Password = pw
+	if verifies(ref.TLS) {
+		ca, known := d.caCert(ref.Name)
+		if !known {
+			return nil, fmt.Errorf("the CA of server %q is not known yet: the provider's ca_certs depends on values "+
+				"known only after apply; give it from a file or a variable", ref.Name)
+		}
+		spec.CAPEM = ca
+	}
 	return d.registry.Server(ctx, spec)
 }
 

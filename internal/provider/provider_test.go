@@ -5,8 +5,10 @@ package provider
 import (
 	"database/sql"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -104,20 +106,40 @@ func (s accServer) serverHCLAt(port int, extra string) string {
 	return s.serverBlock(port, s.CAPEM, extra)
 }
 
-// serverBlock is the db_server block with a given port and CA bundle.
+// serverBlock is the db_server block with a given port, and the provider
+// block giving it the CA bundle caPEM. A configuration has one provider
+// block: tests that declare more servers use caCertsHCL and
+// serverResourceHCL instead.
 func (s accServer) serverBlock(port int, caPEM, extra string) string {
+	return caCertsHCL(map[string]string{s.name: caPEM}) + s.serverResourceHCL("main", s.name, port, extra)
+}
+
+// serverResourceHCL is a tenantdb_db_server block (verify-full) on s with
+// its own label and name; its CA comes from the provider block.
+func (s accServer) serverResourceHCL(label, name string, port int, extra string) string {
 	return fmt.Sprintf(`
-resource "tenantdb_db_server" "main" {
+resource "tenantdb_db_server" %q {
   name     = %q
   engine   = %q
   host     = %q
   port     = %d
   username = %q
   tls      = "verify-full"
-  ca_cert  = %q
 %s
 }
-`, s.name, s.Engine, s.Host, port, s.Admin.Username, caPEM, extra)
+`, label, name, s.Engine, s.Host, port, s.Admin.Username, extra)
+}
+
+// caCertsHCL is the provider block giving each named server its CA
+// (ca_certs); admin passwords come from the environment.
+func caCertsHCL(cas map[string]string) string {
+	var b strings.Builder
+	b.WriteString("\nprovider \"tenantdb\" {\n  ca_certs = {\n")
+	for _, name := range slices.Sorted(maps.Keys(cas)) {
+		fmt.Fprintf(&b, "    %s = %q\n", hclKey(name), cas[name])
+	}
+	b.WriteString("  }\n}\n")
+	return b.String()
 }
 
 var uniq atomic.Int64

@@ -26,10 +26,11 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure    = &dbServerResource{}
-	_ resource.ResourceWithImportState  = &dbServerResource{}
-	_ resource.ResourceWithUpgradeState = &dbServerResource{}
-	_ resource.ResourceWithModifyPlan   = &dbServerResource{}
+	_ resource.ResourceWithConfigure      = &dbServerResource{}
+	_ resource.ResourceWithImportState    = &dbServerResource{}
+	_ resource.ResourceWithUpgradeState   = &dbServerResource{}
+	_ resource.ResourceWithModifyPlan     = &dbServerResource{}
+	_ resource.ResourceWithValidateConfig = &dbServerResource{}
 )
 
 // NewDBServerResource is the tenantdb_db_server resource: a saved server
@@ -46,11 +47,12 @@ type dbServerModel struct {
 	Port              types.Int64  `tfsdk:"port"`
 	Username          types.String `tfsdk:"username"`
 	TLS               types.String `tfsdk:"tls"`
-	CACert            types.String `tfsdk:"ca_cert"`
+	CACert            types.String `tfsdk:"ca_cert"` // always null: refused at validate time (ca_certs.go)
 	ReservedUsernames types.Set    `tfsdk:"reserved_usernames"`
 	Flavor            types.String `tfsdk:"flavor"`
 	Version           types.String `tfsdk:"version"`
 	Ref               types.String `tfsdk:"ref"`
+	CAFingerprint     types.String `tfsdk:"ca_fingerprint"`
 }
 
 func (r *dbServerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -101,11 +103,22 @@ func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"tls": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(string(dbclient.TLSRequire)),
 				MarkdownDescription: "`disable`, `require` (default: encrypted, certificate not checked), `verify-ca` " +
-					"(chain checked against `ca_cert`) or `verify-full` (chain and host name checked).",
+					"(chain checked against the CA the provider's `ca_certs` gives this server, else the system roots) " +
+					"or `verify-full` (chain and host name checked).",
 				Validators: []validator.String{stringvalidator.OneOf(dbclient.TLSModes...)},
 			},
 			"ca_cert": schema.StringAttribute{
-				Optional: true, MarkdownDescription: "PEM of the CA that signs the server certificate, for `verify-ca`/`verify-full`. The system roots are used when omitted.",
+				Optional: true,
+				MarkdownDescription: "**Removed**: set the CA in the provider's `ca_certs = { <name> = file(\"ca.pem\") }` " +
+					"instead. Setting it is an error at validate time that gives the line to write; it stays in the " +
+					"schema only so that the error can say where the CA went.",
+			},
+			"ca_fingerprint": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "SHA-256 (hex) of the certificates of the CA this server is verified against (the " +
+					"provider's `ca_certs` entry for this name, DER of each certificate in order); null under " +
+					"`disable`/`require` or with the system roots. A CA rotation shows here, as an update of this " +
+					"resource that tests the connection with the new CA, and on no tenant resource.",
 			},
 			"reserved_usernames": schema.SetAttribute{
 				Optional: true, ElementType: types.StringType,
@@ -122,8 +135,8 @@ func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			},
 			"ref": schema.StringAttribute{
 				Computed: true,
-				MarkdownDescription: "The server's non-secret settings (name, engine, host, port, username, tls, ca_cert, " +
-					"reserved_usernames) as compact JSON: pass it as `server` to tenant resources, and inside " +
+				MarkdownDescription: "The server's non-secret settings (name, engine, host, port, username, tls, " +
+					"reserved_usernames; never the CA) as compact JSON: pass it as `server` to tenant resources, and inside " +
 					"`jsonencode` for import IDs. Known at plan time whenever the arguments are.",
 			},
 		},
@@ -136,8 +149,20 @@ func (r *dbServerResource) Configure(_ context.Context, req resource.ConfigureRe
 	}
 }
 
+// ValidateConfig refuses ca_cert, saying where the CA went.
+func (r *dbServerResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var ca, name types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("ca_cert"), &ca)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name"), &name)...)
+	if resp.Diagnostics.HasError() || ca.IsNull() {
+		return
+	}
+	resp.Diagnostics.AddAttributeError(path.Root("ca_cert"), caCertMovedSummary, caCertMovedDetail(name.ValueString()))
+}
+
 // ModifyPlan fills the default port and computes ref from the planned
-// arguments, so tenant resources see it at plan time.
+// arguments, so tenant resources see it at plan time, and ca_fingerprint
+// from the provider's ca_certs, so a CA rotation plans an update here.
 func (r *dbServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return // destroy
@@ -157,6 +182,10 @@ func (r *dbServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.Append(diags...)
 		plan.Ref = types.StringValue(ref.encode())
 	}
+	plan.CAFingerprint = types.StringUnknown()
+	if ca, known := r.data.caCert(plan.Name.ValueString()); known && !plan.Name.IsUnknown() && !plan.TLS.IsUnknown() {
+		plan.CAFingerprint = caFingerprint(plan.TLS.ValueString(), ca)
+	}
 	// A changed connection means flavor and version are read again.
 	if !req.State.Raw.IsNull() {
 		var state dbServerModel
@@ -171,7 +200,7 @@ func (r *dbServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 func (m dbServerModel) refModel() serverRefModel {
 	return serverRefModel{
 		Name: m.Name, Engine: m.Engine, Host: m.Host, Port: m.Port, Username: m.Username,
-		TLS: m.TLS, CACert: m.CACert, ReservedUsernames: m.ReservedUsernames,
+		TLS: m.TLS, ReservedUsernames: m.ReservedUsernames,
 	}
 }
 
@@ -219,6 +248,8 @@ func (r *dbServerResource) test(ctx context.Context, m *dbServerModel) (diags di
 	m.Flavor = types.StringValue(string(srv.Info().Flavor))
 	m.Version = types.StringValue(srv.Info().Version.String())
 	m.Ref = types.StringValue(ref.encode())
+	ca, _ := r.data.caCert(ref.Name) // known: connect needed it
+	m.CAFingerprint = caFingerprint(ref.TLS, ca)
 	return diags
 }
 
@@ -234,6 +265,10 @@ func (r *dbServerResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	state.Ref = types.StringValue(ref.encode())
+	if state.CAFingerprint.IsUnknown() { // imported while ca_certs was not known
+		ca, _ := r.data.caCert(ref.Name)
+		state.CAFingerprint = caFingerprint(ref.TLS, ca)
+	}
 	// An unreachable server is a warning: a saved server is never removed
 	// from state because the network is down.
 	srv, err := r.data.connect(ctx, ref)
@@ -259,8 +294,9 @@ type dbServerImportID struct {
 	Port              int64    `json:"port"`
 	Username          string   `json:"username"`
 	TLS               string   `json:"tls"`
-	CACert            string   `json:"ca_cert"`
 	ReservedUsernames []string `json:"reserved_usernames"`
+	// CACert is read only to refuse it, saying where the CA went.
+	CACert *string `json:"ca_cert"`
 }
 
 func (r *dbServerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -268,10 +304,15 @@ func (r *dbServerResource) ImportState(ctx context.Context, req resource.ImportS
 	if err := json.Unmarshal([]byte(req.ID), &id); err != nil || id.Name == "" || id.Engine == "" || id.Host == "" || id.Username == "" {
 		resp.Diagnostics.AddError("Invalid import ID",
 			`The import ID of tenantdb_db_server is a JSON object: jsonencode({ name = "main", engine = "mysql", host = "db.internal", username = "tenantdb_admin" }) `+
-				`(port, tls, ca_cert and reserved_usernames optional).`)
+				`(port, tls and reserved_usernames optional; the CA is the provider's ca_certs).`)
 		return
 	}
-	ref := serverRef(id)
+	if id.CACert != nil {
+		addError(&resp.Diagnostics, "import tenantdb_db_server", errCACertMoved(id.Name))
+		return
+	}
+	ref := serverRef{Name: id.Name, Engine: id.Engine, Host: id.Host, Port: id.Port, Username: id.Username, TLS: id.TLS,
+		ReservedUsernames: id.ReservedUsernames}
 	if ref.Port == 0 {
 		ref.Port = defaultPort(ref.Engine)
 	}
@@ -282,10 +323,6 @@ func (r *dbServerResource) ImportState(ctx context.Context, req resource.ImportS
 		addError(&resp.Diagnostics, "import tenantdb_db_server", err)
 		return
 	}
-	ca := types.StringNull()
-	if ref.CACert != "" {
-		ca = types.StringValue(ref.CACert)
-	}
 	reserved := types.SetNull(types.StringType)
 	if ref.ReservedUsernames != nil {
 		var d diag.Diagnostics
@@ -295,13 +332,17 @@ func (r *dbServerResource) ImportState(ctx context.Context, req resource.ImportS
 	m := dbServerModel{
 		ID: types.StringValue(ref.Name), Name: types.StringValue(ref.Name), Engine: types.StringValue(ref.Engine),
 		Host: types.StringValue(ref.Host), Port: types.Int64Value(ref.Port), Username: types.StringValue(ref.Username),
-		TLS: types.StringValue(ref.TLS), CACert: ca, ReservedUsernames: reserved,
+		TLS: types.StringValue(ref.TLS), CACert: types.StringNull(), ReservedUsernames: reserved,
 		Flavor: types.StringUnknown(), Version: types.StringUnknown(), Ref: types.StringValue(ref.encode()),
+		CAFingerprint: types.StringUnknown(),
+	}
+	if ca, known := r.data.caCert(ref.Name); known {
+		m.CAFingerprint = caFingerprint(ref.TLS, ca)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
 // UpgradeState: see state_upgrade.go.
 func (r *dbServerResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return upgradeRefToString("ref")
+	return upgradeServerState()
 }

@@ -37,8 +37,10 @@ func TestAccDBServer_basic(t *testing.T) {
 							statecheck.ExpectKnownValue(addr, tfjsonpath.New("flavor"), knownvalue.StringExact(s.Flavor)),
 							statecheck.ExpectKnownValue(addr, tfjsonpath.New("version"), knownvalue.StringRegexp(regexp.MustCompile(`^\d+\.\d+\.\d+$`))),
 							statecheck.ExpectKnownValue(addr, tfjsonpath.New("ref"), knownvalue.StringRegexp(regexp.MustCompile(
-								fmt.Sprintf(`^\{"name":%q,"engine":%q,"host":%q,"port":%d,"username":%q,"tls":"verify-full","ca_cert":".*","reserved_usernames":\["app","replicator"\]\}$`,
+								fmt.Sprintf(`^\{"name":%q,"engine":%q,"host":%q,"port":%d,"username":%q,"tls":"verify-full","reserved_usernames":\["app","replicator"\]\}$`,
 									s.name, s.Engine, s.Host, s.Port, s.Admin.Username)))),
+							statecheck.ExpectKnownValue(addr, tfjsonpath.New("ca_fingerprint"), knownvalue.StringExact(caFingerprint("verify-full", s.CAPEM).ValueString())),
+							statecheck.ExpectKnownValue(addr, tfjsonpath.New("ca_cert"), knownvalue.Null()),
 						},
 					},
 					{
@@ -50,8 +52,16 @@ func TestAccDBServer_basic(t *testing.T) {
 					{
 						ResourceName:      addr,
 						ImportState:       true,
-						ImportStateId:     fmt.Sprintf(`{"name":%q,"engine":%q,"host":%q,"port":%d,"username":%q,"tls":"verify-full","ca_cert":%q,"reserved_usernames":["app","replicator"]}`, s.name, s.Engine, s.Host, s.Port, s.Admin.Username, s.CAPEM),
+						ImportStateId:     fmt.Sprintf(`{"name":%q,"engine":%q,"host":%q,"port":%d,"username":%q,"tls":"verify-full","reserved_usernames":["app","replicator"]}`, s.name, s.Engine, s.Host, s.Port, s.Admin.Username),
 						ImportStateVerify: true,
+					},
+					{
+						// An import ID of an earlier version, with the CA in it:
+						// refused, saying where the CA went.
+						ResourceName:  addr,
+						ImportState:   true,
+						ImportStateId: fmt.Sprintf(`{"name":%q,"engine":%q,"host":%q,"username":%q,"tls":"verify-full","ca_cert":%q}`, s.name, s.Engine, s.Host, s.Admin.Username, s.CAPEM),
+						ExpectError:   regexp.MustCompile(`(?s)ca_cert\s+is\s+no\s+longer\s+part.*ca_certs\s+=\s+\{\s+` + s.name + `\s+=\s+file`),
 					},
 					{
 						// Renaming a saved server is refused, not replaced.
@@ -100,19 +110,19 @@ func weakGrants(engine, name string) []string {
 
 // TestAccDBServer_wrongCA: verify-full with the test CA works (every other
 // test uses it); a CA that did not sign the server certificate fails at once
-// with a TLS error naming ca_cert.
+// with a TLS error naming the provider's ca_certs.
 func TestAccDBServer_wrongCA(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
 			s := testAccServer(t, engine)
-			wrong := strings.Replace(s.serverHCL(""), fmt.Sprintf("ca_cert  = %q", s.CAPEM), fmt.Sprintf("ca_cert  = %q", testserver.UnrelatedCAPEM(t)), 1)
+			wrong := s.serverBlock(s.Port, testserver.UnrelatedCAPEM(t), "")
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				Steps: []resource.TestStep{{
 					Config: wrong,
 					// A configuration error, named at once: not PrimaryUnavailable
 					// after retries.
-					ExpectError: regexp.MustCompile(strings.ReplaceAll(`TLS: the server certificate is not signed by ca_cert`, " ", `\s+`)),
+					ExpectError: regexp.MustCompile(strings.ReplaceAll(`TLS: the server certificate is not signed by the CA the provider's ca_certs gives server "`+s.name+`"`, " ", `\s+`)),
 				}},
 			})
 		})
@@ -238,7 +248,7 @@ func TestServerRefValidate(t *testing.T) {
 	model := func(port types.Int64) serverRefModel {
 		return serverRefModel{
 			Name: types.StringValue("main"), Engine: types.StringValue("postgres"), Host: types.StringValue("db"),
-			Port: port, Username: types.StringValue("a"), TLS: types.StringNull(), CACert: types.StringNull(),
+			Port: port, Username: types.StringValue("a"), TLS: types.StringNull(),
 			ReservedUsernames: types.SetNull(types.StringType),
 		}
 	}

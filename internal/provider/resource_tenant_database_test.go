@@ -32,7 +32,7 @@ resource "tenantdb_tenant_database" %[1]q {
 func (s accServer) importID(extra map[string]any) string {
 	id := map[string]any{"server": map[string]any{
 		"name": s.name, "engine": s.Engine, "host": s.Host, "port": s.Port,
-		"username": s.Admin.Username, "tls": "verify-full", "ca_cert": s.CAPEM,
+		"username": s.Admin.Username, "tls": "verify-full",
 	}}
 	for k, v := range extra {
 		id[k] = v

@@ -178,19 +178,13 @@ func closedPort(t *testing.T) int {
 }
 
 // extraServerHCL is a second tenantdb_db_server on s, with its own name
-// (and so its own admin password), port and CA.
+// (and so its own admin password) and port. Its CA is the provider's
+// ca_certs entry for name, which the caller's provider block must hold
+// (caCertsHCL) when the server is connected to; ca is that CA, no longer
+// written here (a db_server no longer takes ca_cert).
 func (s accServer) extraServerHCL(label, name string, port int, ca string) string {
-	return fmt.Sprintf(`
-resource "tenantdb_db_server" %q {
-  name     = %q
-  engine   = %q
-  host     = %q
-  port     = %d
-  username = %q
-  tls      = "verify-full"
-  ca_cert  = %q
-}
-`, label, name, s.Engine, s.Host, port, s.Admin.Username, ca)
+	_ = ca
+	return s.serverResourceHCL(label, name, port, "")
 }
 
 // TestAccSecrets_adminPasswordNowhere passes the admin password through the
@@ -256,8 +250,14 @@ provider "tenantdb" {
     wrongca = var.admin_password
     gone    = var.admin_password
   }
+  ca_certs = {
+    %[1]s   = %[2]q
+    wrongpw = %[2]q
+    wrongca = %[3]q
+    gone    = %[2]q
+  }
 }
-`, s.name) + s.serverHCL("") + tenantDatabaseHCL(name, `deletion_policy = "delete"`)
+`, s.name, s.CAPEM, testserver.UnrelatedCAPEM(t)) + s.serverResourceHCL("main", s.name, s.Port, "") + tenantDatabaseHCL(name, `deletion_policy = "delete"`)
 			vars := config.Variables{"admin_password": config.StringVariable(secret), "wrong_password": config.StringVariable(wrongPW)}
 
 			rec := &scanRecord{}

@@ -30,7 +30,6 @@ type serverRef struct {
 	Port              int64
 	Username          string
 	TLS               string
-	CACert            string
 	ReservedUsernames []string
 }
 
@@ -42,7 +41,6 @@ type serverRefModel struct {
 	Port              types.Int64  `tfsdk:"port"`
 	Username          types.String `tfsdk:"username"`
 	TLS               types.String `tfsdk:"tls"`
-	CACert            types.String `tfsdk:"ca_cert"`
 	ReservedUsernames types.Set    `tfsdk:"reserved_usernames"`
 }
 
@@ -81,13 +79,12 @@ func serverAttribute() schema.StringAttribute {
 func refFromModel(ctx context.Context, m serverRefModel) (serverRef, bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	if m.Name.IsUnknown() || m.Engine.IsUnknown() || m.Host.IsUnknown() || m.Port.IsUnknown() ||
-		m.Username.IsUnknown() || m.TLS.IsUnknown() || m.CACert.IsUnknown() || m.ReservedUsernames.IsUnknown() {
+		m.Username.IsUnknown() || m.TLS.IsUnknown() || m.ReservedUsernames.IsUnknown() {
 		return serverRef{}, false, diags
 	}
 	r := serverRef{
 		Name: m.Name.ValueString(), Engine: m.Engine.ValueString(), Host: m.Host.ValueString(),
 		Port: m.Port.ValueInt64(), Username: m.Username.ValueString(), TLS: m.TLS.ValueString(),
-		CACert: m.CACert.ValueString(),
 	}
 	// Only an omitted port means the default: a written 0 stays 0 and
 	// validate refuses it (it used to plan as 0 and connect to 3306).
@@ -103,10 +100,11 @@ func refFromModel(ctx context.Context, m serverRefModel) (serverRef, bool, diag.
 	return r, true, diags
 }
 
-// refJSON is the encoding of a ref: fields in this fixed order, ca_cert
-// and reserved_usernames left out when empty, reserved_usernames sorted.
-// The encoding is part of state: changing it would show every tenant
-// resource as changed, so it only ever gains optional fields.
+// refJSON is the encoding of a ref: fields in this fixed order,
+// reserved_usernames left out when empty and sorted. The encoding is part
+// of state: changing it would show every tenant resource as changed, so it
+// only ever gains optional fields. It never holds the CA: ca_cert was
+// dropped in schema version 2 (the provider's ca_certs holds it now).
 type refJSON struct {
 	Name              string   `json:"name"`
 	Engine            string   `json:"engine"`
@@ -114,8 +112,11 @@ type refJSON struct {
 	Port              *int64   `json:"port,omitempty"`
 	Username          string   `json:"username"`
 	TLS               string   `json:"tls,omitempty"`
-	CACert            string   `json:"ca_cert,omitempty"`
 	ReservedUsernames []string `json:"reserved_usernames,omitempty"`
+	// CACert is read only to refuse it with a message saying where the CA
+	// went (an import ID or a hand-written server from an earlier version);
+	// encode never writes it.
+	CACert *string `json:"ca_cert,omitempty"`
 }
 
 // encode renders the ref as the string tenant resources keep.
@@ -124,7 +125,7 @@ func (r serverRef) encode() string {
 	slices.Sort(reserved)
 	port := r.Port
 	b, err := json.Marshal(refJSON{Name: r.Name, Engine: r.Engine, Host: r.Host, Port: &port, Username: r.Username,
-		TLS: r.TLS, CACert: r.CACert, ReservedUsernames: reserved})
+		TLS: r.TLS, ReservedUsernames: reserved})
 	if err != nil {
 		panic(err) // strings and an int always marshal
 	}
@@ -149,7 +150,10 @@ func parseRef(raw []byte) (serverRef, error) {
 			return serverRef{}, fmt.Errorf("server must be tenantdb_db_server.<name>.ref: %q is missing", f.name)
 		}
 	}
-	r := serverRef{Name: j.Name, Engine: j.Engine, Host: j.Host, Username: j.Username, TLS: j.TLS, CACert: j.CACert,
+	if j.CACert != nil {
+		return serverRef{}, errCACertMoved(j.Name)
+	}
+	r := serverRef{Name: j.Name, Engine: j.Engine, Host: j.Host, Username: j.Username, TLS: j.TLS,
 		ReservedUsernames: j.ReservedUsernames}
 	// Only an omitted port means the default: a written 0 stays 0 and
 	// validate refuses it.
@@ -200,13 +204,13 @@ func (r serverRef) spec() (dbclient.Spec, error) {
 	}
 	return dbclient.Spec{
 		Name: r.Name, Engine: r.engine(), Host: r.Host, Port: int(r.Port),
-		Username: r.Username, TLS: dbclient.TLSMode(r.TLS), CAPEM: r.CACert,
+		Username: r.Username, TLS: dbclient.TLSMode(r.TLS),
 	}, nil
 }
 
 // parsedRefs remembers what parseRef gave for a server string. Every tenant
 // resource of a configuration carries the same string, so a plan of 1,000
-// tenants would otherwise decode the same JSON (with its CA certificate)
+// tenants would otherwise decode the same JSON
 // several thousand times. Bounded: cleared when it reaches refCacheSize.
 var parsedRefs struct {
 	sync.Mutex

@@ -12,9 +12,11 @@ func (r serverRef) address() string {
 	return net.JoinHostPort(r.Host, strconv.FormatInt(r.Port, 10))
 }
 
-// reach is everything that decides which server a ref leads to and how:
-// a change of any of it is a move, accepted only when the recorded object
-// is found at the new address with the same identity.
-func (r serverRef) reach() [5]string {
-	return [5]string{r.Host, strconv.FormatInt(r.Port, 10), r.Username, r.TLS, r.CACert}
+// reach is everything in a ref that decides which server it leads to and
+// how: a change of any of it is a move, accepted only when the recorded
+// object is found at the new address with the same identity. The CA is not
+// part of it (it is the provider's ca_certs, never in state): a CA rotation
+// is checked by the TLS handshake itself, and moves nothing.
+func (r serverRef) reach() [4]string {
+	return [4]string{r.Host, strconv.FormatInt(r.Port, 10), r.Username, r.TLS}
 }

@@ -3,7 +3,6 @@
 package provider
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -12,9 +11,9 @@ import (
 // what a hand-written jsonencode or an import ID gives.
 func TestServerRef_encodeParse(t *testing.T) {
 	full := serverRef{Name: "main", Engine: "postgres", Host: "::1", Port: 5433, Username: "adm", TLS: "verify-full",
-		CACert: "-----BEGIN CERTIFICATE-----\nX\n-----END CERTIFICATE-----\n", ReservedUsernames: []string{"z", "app"}}
+		ReservedUsernames: []string{"z", "app"}}
 	const fullJSON = `{"name":"main","engine":"postgres","host":"::1","port":5433,"username":"adm","tls":"verify-full",` +
-		`"ca_cert":"-----BEGIN CERTIFICATE-----\nX\n-----END CERTIFICATE-----\n","reserved_usernames":["app","z"]}`
+		`"reserved_usernames":["app","z"]}`
 	if got := full.encode(); got != fullJSON {
 		t.Fatalf("encode:\n got %s\nwant %s", got, fullJSON)
 	}
@@ -34,6 +33,9 @@ func TestServerRef_encodeParse(t *testing.T) {
 			`{"name":"m","engine":"mysql","host":"db","port":3307,"username":"a","tls":"disable"}`, ""},
 		{"written port 0 stays 0 (validate refuses it)", `{"name":"m","engine":"mysql","host":"db","port":0,"username":"a"}`,
 			`{"name":"m","engine":"mysql","host":"db","port":0,"username":"a","tls":"require"}`, ""},
+		{"ca_cert (an earlier version's ref or import ID): refused, saying where it went",
+			`{"name":"m","engine":"mysql","host":"db","username":"a","tls":"verify-full","ca_cert":"-----BEGIN CERTIFICATE-----"}`,
+			"", `give the CA to the provider instead: ca_certs = { m = file("${path.module}/ca.pem") }`},
 		{"unknown field", `{"name":"m","engine":"mysql","host":"db","username":"a","password":"x"}`, "", `unknown field "password"`},
 		{"missing name", `{"engine":"mysql","host":"db","username":"a"}`, "", `"name" is missing`},
 		{"missing username", `{"name":"m","engine":"mysql","host":"db"}`, "", `"username" is missing`},
@@ -58,31 +60,5 @@ func TestServerRef_encodeParse(t *testing.T) {
 				t.Fatalf("got  %s\nwant %s", got, c.want)
 			}
 		})
-	}
-}
-
-func TestRefObjectToString(t *testing.T) {
-	v0 := `{"id":"pg/acme","name":"acme","server":{"name":"pg","engine":"postgres","host":"db","port":5432,"username":"a","tls":"require","ca_cert":null,"reserved_usernames":["b","a"]},"database_created":true}`
-	out, err := refObjectToString([]byte(v0), "server")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got map[string]any
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
-	want := `{"name":"pg","engine":"postgres","host":"db","port":5432,"username":"a","tls":"require","reserved_usernames":["a","b"]}`
-	if got["server"] != want || got["name"] != "acme" || got["database_created"] != true || got["id"] != "pg/acme" {
-		t.Fatalf("upgraded state: %s", out)
-	}
-	// Already a string, or null: kept as it is.
-	for _, in := range []string{`{"server":"{\"name\":\"pg\"}"}`, `{"server":null}`, `{"ref":{"name":"x"}}`} {
-		out, err := refObjectToString([]byte(in), "server")
-		if err != nil || string(out) != in {
-			t.Fatalf("%s: got %s, %v", in, out, err)
-		}
-	}
-	if _, err := refObjectToString([]byte(`{"server":{"engine":"mysql"}}`), "server"); err == nil {
-		t.Fatal("a ref object without a name upgraded without error")
 	}
 }

@@ -11,47 +11,106 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
-// schemaVersion 1: the server settings (db_server `ref`, tenant `server`)
-// are a JSON string; version 0 kept them as an object.
-const schemaVersion = 1
+// schemaVersion of every resource:
+//   - 0: the server settings (db_server `ref`, tenant `server`) were an object;
+//   - 1: they are a compact JSON string;
+//   - 2: they no longer carry ca_cert (the CA is the provider's ca_certs),
+//     and tenantdb_db_server has ca_fingerprint instead of a ca_cert value.
+const schemaVersion = 2
 
-// upgradeRefToString upgrades version-0 state, where attr (`ref` or
-// `server`) was an object, to its string encoding. It works on the raw
-// JSON so it needs no copy of the old schemas, and leaves every other
-// attribute (and the private state, which holds identities) as it was.
+// upgradeRefToString upgrades a tenant resource's state from every earlier
+// version: attr (`server`) becomes the version-2 string, without ca_cert.
+// It works on the raw JSON so it needs no copy of the old schemas, and
+// leaves every other attribute (and the private state, which holds
+// identities) as it was.
 func upgradeRefToString(attr string) map[int64]resource.StateUpgrader {
-	return map[int64]resource.StateUpgrader{
-		0: {StateUpgrader: func(_ context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
-			out, err := refObjectToString(req.RawState.JSON, attr)
-			if err != nil {
-				resp.Diagnostics.AddError("Could not upgrade state written by an earlier tenantdb version",
-					fmt.Sprintf("Upgrading %q from an object to its string form failed: %v. Nothing on the server was changed.", attr, err))
-				return
-			}
-			resp.DynamicValue = &tfprotov6.DynamicValue{JSON: out}
-		}},
-	}
+	return upgraders(func(state map[string]json.RawMessage) error {
+		_, err := upgradeRefAttr(state, attr)
+		return err
+	})
 }
 
-// refObjectToString rewrites one attribute of raw state JSON from the ref
-// object to serverRef.encode(). A null or already-string value is kept.
-func refObjectToString(raw []byte, attr string) ([]byte, error) {
-	var state map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &state); err != nil {
-		return nil, err
-	}
+// upgradeServerState upgrades tenantdb_db_server state from every earlier
+// version: `ref` as for tenants; the ca_cert it held is dropped, and
+// ca_fingerprint is the fingerprint of that CA, so a configuration that
+// moved the same CA to the provider's ca_certs plans no change.
+func upgradeServerState() map[int64]resource.StateUpgrader {
+	return upgraders(func(state map[string]json.RawMessage) error {
+		ref, err := upgradeRefAttr(state, "ref")
+		if err != nil {
+			return err
+		}
+		var ca string
+		if v, ok := state["ca_cert"]; ok && string(v) != "null" {
+			if err := json.Unmarshal(v, &ca); err != nil {
+				return fmt.Errorf("ca_cert: %v", err)
+			}
+		}
+		fp := caFingerprint(ref.TLS, ca)
+		state["ca_cert"] = json.RawMessage("null")
+		state["ca_fingerprint"] = json.RawMessage("null")
+		if !fp.IsNull() {
+			b, _ := json.Marshal(fp.ValueString())
+			state["ca_fingerprint"] = b
+		}
+		return nil
+	})
+}
+
+// upgraders is the same raw-JSON upgrade from versions 0 and 1.
+func upgraders(upgrade func(map[string]json.RawMessage) error) map[int64]resource.StateUpgrader {
+	up := resource.StateUpgrader{StateUpgrader: func(_ context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+		var state map[string]json.RawMessage
+		err := json.Unmarshal(req.RawState.JSON, &state)
+		if err == nil {
+			err = upgrade(state)
+		}
+		var out []byte
+		if err == nil {
+			out, err = json.Marshal(state)
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Could not upgrade state written by an earlier tenantdb version",
+				fmt.Sprintf("Upgrading the state failed: %v. Nothing on the server was changed.", err))
+			return
+		}
+		resp.DynamicValue = &tfprotov6.DynamicValue{JSON: out}
+	}}
+	return map[int64]resource.StateUpgrader{0: up, 1: up}
+}
+
+// upgradeRefAttr rewrites attribute attr of raw state from a version-0
+// object or a version-1 string to the version-2 string (ca_cert dropped)
+// and returns the ref. A null value is kept (the zero ref is returned).
+func upgradeRefAttr(state map[string]json.RawMessage, attr string) (serverRef, error) {
 	v, ok := state[attr]
-	if !ok || len(v) == 0 || v[0] != '{' {
-		return raw, nil
+	if !ok || len(v) == 0 || string(v) == "null" {
+		return serverRef{}, nil
 	}
-	ref, err := parseRef(v)
+	if v[0] == '"' { // version 1: the object inside a string
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return serverRef{}, fmt.Errorf("%s: %v", attr, err)
+		}
+		v = json.RawMessage(s)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(v, &obj); err != nil {
+		return serverRef{}, fmt.Errorf("%s: %v", attr, err)
+	}
+	delete(obj, "ca_cert")
+	raw, err := json.Marshal(obj)
 	if err != nil {
-		return nil, err
+		return serverRef{}, err
+	}
+	ref, err := parseRef(raw)
+	if err != nil {
+		return serverRef{}, fmt.Errorf("%s: %v", attr, err)
 	}
 	encoded, err := json.Marshal(ref.encode())
 	if err != nil {
-		return nil, err
+		return serverRef{}, err
 	}
 	state[attr] = encoded
-	return json.Marshal(state)
+	return ref, nil
 }

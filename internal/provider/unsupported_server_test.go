@@ -92,8 +92,7 @@ resource "tenantdb_tenant_database" "t" {
     port     = %d
     username = %q
     tls      = "verify-full"
-    ca_cert  = %q
-  }`, s.name, s.Host, s.Port, s.Admin.Username, s.CAPEM)), database)
+  }`, s.name, s.Host, s.Port, s.Admin.Username)), database) + caCertsHCL(map[string]string{s.name: s.CAPEM})
 
 	var proof noSQLProof
 	resource.Test(t, resource.TestCase{

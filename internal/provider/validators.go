@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
@@ -76,4 +77,27 @@ func engineKnown(ctx context.Context, config tfsdk.Config) bool {
 	}
 	_, err := ddl.ParseEngine(ref.Engine)
 	return err == nil
+}
+
+// pemBundleValidator refuses a ca_certs value that holds no PEM
+// certificate, at validate time.
+type pemBundleValidator struct{}
+
+func (pemBundleValidator) Description(context.Context) string {
+	return "must hold at least one PEM certificate (-----BEGIN CERTIFICATE-----)"
+}
+
+func (v pemBundleValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (pemBundleValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if caFingerprint(string(dbclient.TLSVerifyFull), req.ConfigValue.ValueString()).IsNull() {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid CA certificate",
+			"The value holds no PEM certificate (a block starting -----BEGIN CERTIFICATE-----). Give the PEM text "+
+				"itself, e.g. file(\"${path.module}/ca.pem\"), not a file name.")
+	}
 }

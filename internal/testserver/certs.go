@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -13,6 +14,9 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -122,4 +126,48 @@ func UnrelatedCAPEM(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+}
+
+// fillerKey is the one RSA key every filler certificate of CABundle uses:
+// generating a 2048-bit key takes a noticeable fraction of a second,
+// signing with it about a millisecond.
+var fillerKey struct {
+	once sync.Once
+	key  *rsa.PrivateKey
+	err  error
+}
+
+// CABundle returns a PEM bundle of n certificates, like the CA files cloud
+// providers publish for verify-full (one CA per region): n-1 fresh filler
+// CA certificates (RSA 2048, self-signed, signing nothing any server
+// presents; about 1.1 KB of PEM each) with include (a PEM, e.g. a test
+// server's CA) inserted at position at (clamped to the bundle). Each call
+// makes different fillers, so two bundles holding the same CA differ.
+func CABundle(n int, include string, at int) (string, error) {
+	fillerKey.once.Do(func() { fillerKey.key, fillerKey.err = rsa.GenerateKey(rand.Reader, 2048) })
+	if fillerKey.err != nil {
+		return "", fillerKey.err
+	}
+	now := time.Now()
+	var b strings.Builder
+	at = max(0, min(at, n-1))
+	for i := range n {
+		if i == at {
+			b.WriteString(include)
+			continue
+		}
+		tmpl := &x509.Certificate{
+			SerialNumber: randomSerial(),
+			Subject: pkix.Name{CommonName: fmt.Sprintf("tenantdb tests filler CA %d", i),
+				Organization: []string{"tenantdb tests"}, OrganizationalUnit: []string{"region " + strconv.Itoa(i)}},
+			NotBefore: now.Add(-time.Hour), NotAfter: now.Add(7 * 24 * time.Hour),
+			IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+		}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &fillerKey.key.PublicKey, fillerKey.key)
+		if err != nil {
+			return "", err
+		}
+		b.Write(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+	}
+	return b.String(), nil
 }

@@ -613,3 +613,31 @@ func vmRSS(pid int) int {
 	}
 	return 0
 }
+
+// TestCABundle: n certificates, the included CA among them, fresh fillers
+// per call, generated quickly.
+func TestCABundle(t *testing.T) {
+	t.Parallel()
+	ca := testserver.UnrelatedCAPEM(t)
+	start := time.Now()
+	a, err := testserver.CABundle(111, ca, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	b, err := testserver.CABundle(111, ca, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(a, "-----BEGIN CERTIFICATE-----"); n != 111 {
+		t.Fatalf("%d certificates, want 111", n)
+	}
+	if !strings.Contains(a, ca) || !strings.Contains(b, ca) || a == b {
+		t.Fatal("each bundle must hold the CA, with different fillers")
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM([]byte(a)) {
+		t.Fatal("not PEM")
+	}
+	t.Logf("111 certificates, %d bytes, in %v", len(a), took)
+}

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
+)
+
+// caBundleTenants is how many tenants (database + owner + grant) the CA
+// bundle test makes.
+const caBundleTenants = 3
+
+// stateBytesPerTenant is the pinned bound (DESIGN.md, Scale): the state of
+// one tenant's database, owner and grant, whatever the CA. It is checked
+// on the tenant's resources as compact JSON (what the tenant's state holds).
+// Terraform writes the state file indented, which adds about 40% to that:
+// measured 2026-12-01 with names as long as a real tenant's, about 3.2 KB
+// per tenant in the file (MariaDB 3.25 KB, PostgreSQL 3.17 KB; 2.2 KB
+// compact), the same with 1 and 111 certificates: over the bound by the
+// tenant schemas' own size, not by the CA. The test logs both sizes.
+const stateBytesPerTenant = 3 * 1024
+
+// TestAccCABundle_verifyFull: under verify-full with a cloud-sized CA
+// bundle (111 RSA certificates, the test servers' CA among them) given to
+// the provider's ca_certs from a file, tenants apply, their owners log in,
+// the next plan is empty, and no PEM (nor any certificate's base64) is in
+// state. Each tenant's state is the same size with a 1-certificate and a
+// 111-certificate bundle, and under 3 KB. Rotating to another bundle that
+// still holds the CA plans no change on any tenant resource (only the
+// server's ca_fingerprint) and applies cleanly.
+func TestAccCABundle_verifyFull(t *testing.T) {
+	for _, engine := range engines() {
+		t.Run(engine, func(t *testing.T) {
+			s := testAccServer(t, engine)
+			big, err := testserver.CABundle(111, s.CAPEM, 37)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rotated, err := testserver.CABundle(111, s.CAPEM, 90)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Names as long as a real tenant's (acme_wms, acme_app, reporting).
+			reader := uniqueName("rep")
+			s.principal(t, reader)
+			var dbs, owners []string
+			for range caBundleTenants {
+				dbs, owners = append(dbs, uniqueName("cab")), append(owners, uniqueName("cab"))
+			}
+			t.Cleanup(func() {
+				s.dropDatabase(t, dbs...)
+				s.dropLogins(t, append(owners, reader)...)
+			})
+
+			w := newCLIWorkspace(t)
+			w.write(caBundleConfig(s, dbs, owners, reader))
+			useBundle := func(pemText string) {
+				t.Helper()
+				if err := os.WriteFile(filepath.Join(w.dir, "ca-bundle.pem"), []byte(pemText), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			useBundle(big)
+			w.run("apply", "-auto-approve").mustSucceed(t, "apply with the 111-certificate bundle")
+			for i := range caBundleTenants {
+				if err := s.as(owners[i], caBundlePassword, dbs[i], "SELECT 1"); err != nil {
+					t.Fatalf("owner %s cannot log in: %v", owners[i], err)
+				}
+			}
+			if plan := w.run("plan", "-detailed-exitcode"); plan.Err != nil {
+				t.Fatalf("plan after apply is not empty (or failed): %v\n%s", plan.Err, plan.Output)
+			}
+			bigSizes := caBundleStateSizes(t, w, big)
+
+			// The one certificate that signs the servers' certificate: only
+			// the server's fingerprint changes.
+			useBundle(s.CAPEM)
+			requireOnlyServerUpdates(t, w)
+			w.run("apply", "-auto-approve").mustSucceed(t, "apply with the 1-certificate bundle")
+			oneSizes := caBundleStateSizes(t, w, s.CAPEM)
+			if !slices.Equal(bigSizes, oneSizes) {
+				t.Fatalf("state per tenant depends on the CA bundle: %v bytes with 111 certificates, %v with 1", bigSizes, oneSizes)
+			}
+			t.Logf("the 111-certificate bundle is %d bytes of PEM", len(big))
+
+			// A rotation to another bundle that still holds the CA.
+			useBundle(rotated)
+			requireOnlyServerUpdates(t, w)
+			w.run("apply", "-auto-approve").mustSucceed(t, "apply after rotating the bundle")
+			if plan := w.run("plan", "-detailed-exitcode"); plan.Err != nil {
+				t.Fatalf("plan after the rotation is not empty (or failed): %v\n%s", plan.Err, plan.Output)
+			}
+			caBundleStateSizes(t, w, rotated)
+			for i := range caBundleTenants {
+				if err := s.as(owners[i], caBundlePassword, dbs[i], "SELECT 1"); err != nil {
+					t.Fatalf("owner %s cannot log in after the rotation: %v", owners[i], err)
+				}
+			}
+
+			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+			for _, db := range dbs {
+				if s.databaseExists(t, db) {
+					t.Fatalf("destroy under delete kept %s", db)
+				}
+			}
+		})
+	}
+}
+
+const caBundlePassword = "Bundle-pw-1"
+
+// caBundleConfig: the CA from a file through ca_certs, and per tenant a
+// database (deletion_policy = "delete"), its owner and a grant to reader.
+func caBundleConfig(s accServer, dbs, owners []string, reader string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "provider \"tenantdb\" {\n  ca_certs = { %s = file(\"${path.module}/ca-bundle.pem\") }\n}\n", hclKey(s.name))
+	b.WriteString(s.serverResourceHCL("main", s.name, s.Port, ""))
+	for i := range dbs {
+		fmt.Fprintf(&b, `
+resource "tenantdb_tenant_database" "t%[1]d" {
+  server          = tenantdb_db_server.main.ref
+  name            = %[2]q
+  deletion_policy = "delete"
+}
+
+resource "tenantdb_tenant_owner" "t%[1]d" {
+  server              = tenantdb_db_server.main.ref
+  database            = tenantdb_tenant_database.t%[1]d.name
+  username            = %[3]q
+  password_wo         = %[5]q
+  password_wo_version = 1
+}
+
+resource "tenantdb_tenant_grant" "t%[1]d" {
+  server     = tenantdb_db_server.main.ref
+  database   = tenantdb_tenant_database.t%[1]d.name
+  username   = %[4]q
+  privileges = ["SELECT"]
+}
+`, i, dbs[i], owners[i], reader, caBundlePassword)
+	}
+	return b.String()
+}
+
+// caBundleStateSizes checks that no certificate of bundle is in state (as
+// PEM, or any certificate's base64 line) and returns each tenant's state
+// size: its three resources as compact JSON (checked against the bound)
+// and as terraform writes them (indented, logged).
+func caBundleStateSizes(t *testing.T, w *cliWorkspace, bundle string) []int {
+	t.Helper()
+	text := w.stateText()
+	var fragments []string
+	for rest := []byte(bundle); ; {
+		var blk *pem.Block
+		blk, rest = pem.Decode(rest)
+		if blk == nil {
+			break
+		}
+		line := strings.Split(string(pem.EncodeToMemory(blk)), "\n")[5] // a line of base64 from the middle
+		fragments = append(fragments, line)
+	}
+	if len(fragments) != strings.Count(bundle, "BEGIN CERTIFICATE") || len(fragments) == 0 {
+		t.Fatalf("read %d certificates from a bundle of %d", len(fragments), strings.Count(bundle, "BEGIN CERTIFICATE"))
+	}
+	if strings.Contains(text, "BEGIN CERTIFICATE") {
+		t.Fatal("a PEM certificate is in state")
+	}
+	for _, f := range fragments {
+		if strings.Contains(text, f) || strings.Contains(text, strings.ReplaceAll(f, "/", `\/`)) {
+			t.Fatalf("a certificate of the bundle is in state (%s)", f)
+		}
+	}
+	if !strings.Contains(text, "tenantdb_tenant_grant") || !strings.Contains(text, "ca_fingerprint") {
+		t.Fatal("the state holds no tenant resources or no db_server: the search above searched nothing")
+	}
+
+	var st struct {
+		Resources []map[string]any `json:"resources"`
+	}
+	if err := json.Unmarshal([]byte(text), &st); err != nil {
+		t.Fatal(err)
+	}
+	sizes, written := make([]int, caBundleTenants), make([]int, caBundleTenants)
+	counted := 0
+	for _, r := range st.Resources {
+		var i int
+		if _, err := fmt.Sscanf(fmt.Sprint(r["name"]), "t%d", &i); err != nil || r["type"] == "tenantdb_db_server" {
+			continue
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		indented, _ := json.MarshalIndent(r, "    ", "  ") // terraform's format, inside "resources": [ ... ]
+		sizes[i] += len(b)
+		written[i] += len(indented) + len("    ,\n")
+		counted++
+	}
+	if counted != 3*caBundleTenants {
+		t.Fatalf("found %d tenant resources in state, want %d", counted, 3*caBundleTenants)
+	}
+	for i, n := range sizes {
+		if n >= stateBytesPerTenant {
+			t.Fatalf("tenant %d takes %d bytes of state, want under %d", i, n, stateBytesPerTenant)
+		}
+	}
+	t.Logf("bundle of %d certificates: state per tenant %v bytes (compact JSON), %v bytes as terraform writes it; state file %d bytes",
+		len(fragments), sizes, written, len(text))
+	return sizes
+}
+
+// requireOnlyServerUpdates plans and requires that no tenant resource
+// changes and that the db_server is updated in place (its ca_fingerprint).
+func requireOnlyServerUpdates(t *testing.T, w *cliWorkspace) {
+	t.Helper()
+	w.run("plan", "-out=tfplan").mustSucceed(t, "plan")
+	out, err := tryEnv(w.dir, append(os.Environ(), w.env...), cliBinary(), "show", "-json", "tfplan")
+	if err != nil {
+		t.Fatalf("terraform show: %v\n%s", err, out)
+	}
+	var plan struct {
+		ResourceChanges []struct {
+			Address string `json:"address"`
+			Type    string `json:"type"`
+			Change  struct {
+				Actions []string `json:"actions"`
+			} `json:"change"`
+		} `json:"resource_changes"`
+	}
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &plan); err != nil {
+		t.Fatalf("plan JSON: %v", err)
+	}
+	if strings.Contains(out, "BEGIN CERTIFICATE") {
+		t.Fatal("the plan holds a PEM certificate")
+	}
+	tenants := 0
+	for _, rc := range plan.ResourceChanges {
+		want := "no-op"
+		if rc.Type == "tenantdb_db_server" {
+			want = "update"
+		} else {
+			tenants++
+		}
+		if !slices.Equal(rc.Change.Actions, []string{want}) {
+			t.Fatalf("a CA change plans %v on %s, want %s", rc.Change.Actions, rc.Address, want)
+		}
+	}
+	if tenants != 3*caBundleTenants {
+		t.Fatalf("the plan has %d tenant resources, want %d", tenants, 3*caBundleTenants)
+	}
+}
