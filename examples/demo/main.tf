@@ -81,6 +81,8 @@ variable "acme_owner_password_version" {
 
 provider "tenantdb" {
   admin_passwords = { demo = var.admin_password }
+  # The CA is the provider's, by server name: never in state.
+  ca_certs = var.ca_cert == null ? {} : { demo = var.ca_cert }
 }
 
 resource "tenantdb_db_server" "demo" {
@@ -90,7 +92,6 @@ resource "tenantdb_db_server" "demo" {
   port     = var.port
   username = var.admin_username
   tls      = var.tls
-  ca_cert  = var.ca_cert
 }
 
 resource "tenantdb_tenant_database" "acme" {

@@ -5,7 +5,9 @@ resource "tenantdb_db_server" "main" {
   port     = 3306
   username = "tenantdb_admin"
   tls      = "verify-full"
-  ca_cert  = file("${path.module}/ca.pem")
+  # The CA that verifies the server certificate is the provider's
+  # ca_certs = { main = file("${path.module}/ca.pem") }, never an argument
+  # here: it stays out of every tenant resource's state.
 
   # Group-level principals no tenant may own or be granted to.
   reserved_usernames = ["app", "replicator"]
