@@ -12,7 +12,9 @@
 // Environment (flags override): N, ENGINE (mariadb, postgres), ROUNDS,
 // PEERS (1: include the peer), NO_TFDATA (1: leave terraform_data out),
 // SHAPE (1: add the shape floor, tenantdb's schemas with no code), NO_CA (1:
-// tenantdb and the shape floor without ca_cert), PROFILE (1: profile one no-op plan),
+// tenantdb and the shape floor with tls = "require" and no CA), CA_CERTS (K:
+// the CA file is a bundle of K certificates holding the server's CA, as a
+// cloud provider's CA file for all its regions), PROFILE (1: profile one no-op plan),
 // PROFILE_ONLY (1: the profile without the rounds),
 // PARALLELISM (terraform -parallelism), OUT (report file),
 // TENANTDB_BENCH_CACHE (peer binaries and reports; default
@@ -60,7 +62,8 @@ func main() {
 	flag.IntVar(&cfg.Rounds, "rounds", envInt("ROUNDS", 5), "rounds; default $ROUNDS or 5")
 	flag.BoolVar(&cfg.Peers, "peers", envBool("PEERS"), "include the peer provider; default $PEERS")
 	flag.BoolVar(&cfg.Shape, "shape", envBool("SHAPE"), "add the shape floor (internal/benchshape: tenantdb's schemas, no code); default $SHAPE")
-	flag.BoolVar(&cfg.NoCA, "no-ca", envBool("NO_CA"), "tenantdb and the shape floor connect with tls = \"require\" and no ca_cert (what the CA in every tenant's state costs); default $NO_CA")
+	flag.BoolVar(&cfg.NoCA, "no-ca", envBool("NO_CA"), "tenantdb and the shape floor connect with tls = \"require\" and no CA; default $NO_CA")
+	flag.IntVar(&cfg.CACerts, "ca-certs", envInt("CA_CERTS", 1), "certificates in the CA file the provider's ca_certs reads (the server's CA and K-1 RSA fillers); default $CA_CERTS or 1")
 	flag.BoolVar(&cfg.NoTFData, "no-tfdata", envBool("NO_TFDATA"), "leave terraform_data out (tenantdb and the floor only); default $NO_TFDATA")
 	flag.BoolVar(&cfg.Profile, "profile", envBool("PROFILE"), "profile one no-op plan of tenantdb; default $PROFILE")
 	flag.BoolVar(&cfg.ProfileOnly, "profile-only", envBool("PROFILE_ONLY"), "no rounds, only the profile (memory and CPU of one no-op plan); default $PROFILE_ONLY")

@@ -57,7 +57,8 @@ type Config struct {
 	Peers       bool   // include the peer provider (binaries in CacheDir)
 	NoTFData    bool   // leave terraform_data out (growth runs: tenantdb and the floor only)
 	Shape       bool   // add the shape floor: tenantdb's schemas, no code (internal/benchshape)
-	NoCA        bool   // tenantdb and the shape floor use tls = "require" without ca_cert
+	NoCA        bool   // tenantdb and the shape floor use tls = "require" without a CA
+	CACerts     int    // certificates in the CA file (the server's CA and CACerts-1 fillers); 0 or 1: the CA alone
 	Profile     bool   // also profile one no-op plan of tenantdb (CPU and heap)
 	ProfileOnly bool   // no rounds: only the profile (implies Profile)
 	Parallelism int    // terraform -parallelism; 0: terraform's default (10)
@@ -269,9 +270,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	target := Target{Engine: engine, Host: srv.srv.Host, Port: srv.srv.Port, Admin: srv.srv.Admin.Username,
 		TLS: srv.srv.TLSMode(), HasCA: srv.srv.CAPEM != ""}
-	// tenantdb's (and the shape floor's) target: with NO_CA the server's
-	// ref carries no ca_cert (tls = "require"), which shows what the CA
-	// repeated in every tenant resource's state costs.
+	// tenantdb's (and the shape floor's) target: with NO_CA, tls =
+	// "require" and no ca_certs (before the CA moved to the provider, this
+	// showed what the CA repeated in every tenant resource's state cost).
 	tdTarget := target
 	if cfg.NoCA {
 		tdTarget.TLS, tdTarget.HasCA = "require", false
@@ -306,13 +307,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		works = append(works, p)
 	}
+	caPEM := srv.srv.CAPEM
+	if cfg.CACerts > 1 && target.HasCA {
+		// A cloud-sized bundle (every workload reads the same file,
+		// peers included), the server's CA in the middle.
+		if caPEM, err = testserver.CABundle(cfg.CACerts, srv.srv.CAPEM, cfg.CACerts/2); err != nil {
+			return nil, err
+		}
+	}
 	for _, w := range works {
 		w.dir = filepath.Join(tmp, "work", w.key)
 		if err := os.MkdirAll(w.dir, 0o755); err != nil {
 			return nil, err
 		}
 		if target.HasCA {
-			if err := os.WriteFile(filepath.Join(w.dir, caFile), []byte(srv.srv.CAPEM), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(w.dir, caFile), []byte(caPEM), 0o644); err != nil {
 				return nil, err
 			}
 		}

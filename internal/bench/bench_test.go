@@ -81,7 +81,7 @@ func TestTenantDBConfig(t *testing.T) {
 		`name            = "tdb2_2"`,
 		`username            = "tdb2_2_o"`,
 		`username   = "bench_reader"`,
-		`ca_cert  = file("${path.module}/ca.pem")`,
+		`ca_certs = { main = file("${path.module}/ca.pem") }`,
 	} {
 		if !strings.Contains(hcl, want) {
 			t.Errorf("config lacks %q", want)

@@ -160,8 +160,11 @@ func Report(res *Result) string {
 	}
 	fmt.Fprintf(&b, "- %s; %s CPUs (%s), %s memory\n", env.Started.UTC().Format("2006-01-02 15:04 MST"), env.CPUs, env.Model, env.Mem)
 	tls := "TLS verify-full"
+	if cfg.CACerts > 1 {
+		tls = fmt.Sprintf("TLS verify-full, a CA file of %d certificates (CA_CERTS)", cfg.CACerts)
+	}
 	if cfg.NoCA {
-		tls = `TLS; tenantdb and the shape floor with tls = "require" and no ca_cert (NO_CA)`
+		tls = `TLS; tenantdb and the shape floor with tls = "require" and no CA (NO_CA)`
 	}
 	fmt.Fprintf(&b, "- terraform %s, %s; server %s (throwaway, local, %s, statement log on)\n", env.Terraform, env.Go, env.Server, tls)
 	fmt.Fprintf(&b, "- tenantdb at %s; parallelism %s; order per round: %s\n", env.TenantDB, par, strings.Join(res.Workloads, ", "))

@@ -30,7 +30,7 @@ const (
 	serverName  = "main"         // tenantdb_db_server name: TENANTDB_ADMIN_PASSWORD_MAIN
 	readerLogin = "bench_reader" // the pre-existing grantee, created by the bench
 	peerLogin   = "bench_peer"   // the peers' admin login, created by the bench
-	caFile      = "ca.pem"       // the server's CA, written into each working dir
+	caFile      = "ca.pem"       // the server's CA (or a bundle holding it), written into each working dir
 )
 
 // Target is the server a configuration points at.
@@ -40,7 +40,7 @@ type Target struct {
 	Port   int
 	Admin  string // tenantdb's admin login
 	TLS    string // tenantdb tls mode ("verify-full" with a CA)
-	HasCA  bool   // caFile is in the working dir
+	HasCA  bool   // caFile is in the working dir (the provider's ca_certs)
 }
 
 // Resources is how many resources a configuration of n tenants has: one
@@ -86,13 +86,13 @@ variable "owner_password" {
   ephemeral = true
 }
 
-# The admin password comes from TENANTDB_ADMIN_PASSWORD_MAIN.
-provider "%[1]s" {}
-
 `, p)
-	ca := ""
+	// The admin password comes from TENANTDB_ADMIN_PASSWORD_MAIN; the CA
+	// (one certificate, or CA_CERTS of them) from the provider's ca_certs.
 	if t.HasCA {
-		ca = fmt.Sprintf("\n  ca_cert  = file(\"${path.module}/%s\")", caFile)
+		fmt.Fprintf(&b, "provider %q {\n  ca_certs = { %s = file(\"${path.module}/%s\") }\n}\n\n", p, serverName, caFile)
+	} else {
+		fmt.Fprintf(&b, "provider %q {}\n\n", p)
 	}
 	fmt.Fprintf(&b, `resource "%s_db_server" "main" {
   name     = %q
@@ -100,9 +100,9 @@ provider "%[1]s" {}
   host     = %q
   port     = %d
   username = %q
-  tls      = %q%s
+  tls      = %q
 }
-`, p, serverName, t.Engine, t.Host, t.Port, t.Admin, t.TLS, ca)
+`, p, serverName, t.Engine, t.Host, t.Port, t.Admin, t.TLS)
 	for i := 0; i < n; i++ {
 		db := tenantName(prefix, round, i)
 		fmt.Fprintf(&b, `

@@ -192,22 +192,22 @@ func (r shapeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 // server string of the same length as tenantdb's.
 func refOf(ctx context.Context, req resource.ModifyPlanRequest) (string, bool) {
 	var m struct {
-		Name, Engine, Host, Username, TLS, CACert types.String
-		Port                                      types.Int64
-		Reserved                                  types.Set
+		Name, Engine, Host, Username, TLS types.String
+		Port                              types.Int64
+		Reserved                          types.Set
 	}
 	for _, f := range []struct {
 		attr string
 		dst  any
 	}{
 		{"name", &m.Name}, {"engine", &m.Engine}, {"host", &m.Host}, {"username", &m.Username},
-		{"tls", &m.TLS}, {"ca_cert", &m.CACert}, {"port", &m.Port}, {"reserved_usernames", &m.Reserved},
+		{"tls", &m.TLS}, {"port", &m.Port}, {"reserved_usernames", &m.Reserved},
 	} {
 		if d := req.Plan.GetAttribute(ctx, path.Root(f.attr), f.dst); d.HasError() {
 			return "", false
 		}
 	}
-	for _, v := range []interface{ IsUnknown() bool }{m.Name, m.Engine, m.Host, m.Username, m.TLS, m.CACert, m.Port, m.Reserved} {
+	for _, v := range []interface{ IsUnknown() bool }{m.Name, m.Engine, m.Host, m.Username, m.TLS, m.Port, m.Reserved} {
 		if v.IsUnknown() {
 			return "", false
 		}
@@ -223,10 +223,8 @@ func refOf(ctx context.Context, req resource.ModifyPlanRequest) (string, bool) {
 	// does not matter for that; json sorts a map's keys).
 	ref := map[string]any{"name": m.Name.ValueString(), "engine": m.Engine.ValueString(), "host": m.Host.ValueString(),
 		"port": m.Port.ValueInt64(), "username": m.Username.ValueString()}
-	for k, v := range map[string]string{"tls": m.TLS.ValueString(), "ca_cert": m.CACert.ValueString()} {
-		if v != "" {
-			ref[k] = v
-		}
+	if tls := m.TLS.ValueString(); tls != "" {
+		ref["tls"] = tls
 	}
 	if len(reserved) > 0 {
 		ref["reserved_usernames"] = reserved
