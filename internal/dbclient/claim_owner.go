@@ -29,7 +29,7 @@ const (
 // the password is the caller's (write-only, usually random), so no one else
 // made a login with it in the moment the connection was lost. It returns
 // true when the login is ours, false with an error otherwise.
-func (s *Server) settleOwnerClaim(ctx context.Context, user ddl.Username, pw ddl.Password) (bool, error) {
+func (s *Server) settleOwnerClaim(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password) (bool, error) {
 	ctx = settling(unlocked(ctx))
 	if _, found, err := s.LoginIdentity(ctx, user); err != nil || !found {
 		if err == nil {
@@ -44,7 +44,7 @@ func (s *Server) settleOwnerClaim(ctx context.Context, user ddl.Username, pw ddl
 			"exists is this claim's could not be checked: %w", s.spec.describe(), user, err)
 	}
 	if !ok {
-		return false, ddl.ErrPreExistingOwnerUser(s.spec.Name, user)
+		return false, ddl.ErrPreExistingOwnerUser(s.spec.Name, db, user)
 	}
 	return true, nil
 }

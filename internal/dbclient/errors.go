@@ -64,6 +64,13 @@ var (
 	}
 )
 
+// namesReadOnly reports a MySQL/MariaDB 1290 message that names the
+// read-only option ("--read-only", "--super-read-only").
+func namesReadOnly(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "read-only") || strings.Contains(m, "read_only")
+}
+
 // Classify sorts an error into terminal, transient and outcome-unknown.
 func Classify(err error) Class {
 	if err == nil {
@@ -72,6 +79,12 @@ func Classify(err error) Class {
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
 		switch {
+		case me.Number == 1290 && !namesReadOnly(me.Message):
+			// ER_OPTION_PREVENTS_STATEMENT names the option: only
+			// --read-only (a replica, a failover in progress) passes;
+			// --strict-password-validation, --skip-grant-tables and the
+			// like are the server's configuration, and retrying cannot help.
+			return Terminal
 		case mysqlTransient[me.Number]:
 			return Transient
 		case mysqlOutcomeUnknown[me.Number]:

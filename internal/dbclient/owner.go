@@ -231,12 +231,12 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 			err = newStatementError(s.spec.Name, plan.Statements[0], f)
 		}
 		if IsUserExists(err) {
-			return ddl.ErrPreExistingOwnerUser(s.spec.Name, user)
+			return ddl.ErrPreExistingOwnerUser(s.spec.Name, db, user)
 		}
 		if err != nil && Classify(err) == OutcomeUnknown {
 			// The connection was lost during the CREATE: settle whose the
 			// login is, then finish the plan (or undo it) on a new one.
-			ours, serr := s.settleOwnerClaim(ctx, user, pw)
+			ours, serr := s.settleOwnerClaim(ctx, db, user, pw)
 			if !ours {
 				return serr
 			}

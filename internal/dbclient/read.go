@@ -189,7 +189,10 @@ func (s Session) String() string {
 // returns nil. Only sessions of a role count: an autovacuum worker has none
 // (seen in the parallel-grants race test as a session with no user), and
 // DROP DATABASE cancels it itself. backend_type would say so too, but the
-// admin without pg_read_all_stats sees it only for its own sessions.
+// admin without pg_read_all_stats sees it only for its own sessions. A
+// session whose role was dropped while it stayed connected (the owner
+// login a destroy just dropped) has no name left: it is named by the
+// role's OID, never as user "".
 func (s *Server) Sessions(ctx context.Context, database ddl.DatabaseName) ([]Session, error) {
 	if s.spec.Engine != ddl.EnginePostgres {
 		return nil, nil
@@ -199,7 +202,7 @@ func (s *Server) Sessions(ctx context.Context, database ddl.DatabaseName) ([]Ses
 	err := s.query(ctx, func(ctx context.Context, db queryer) error {
 		out = nil
 		rows, err := db.QueryContext(ctx, `
-SELECT pid, COALESCE(usename, ''), COALESCE(application_name, ''),
+SELECT pid, COALESCE(usename::text, 'a role dropped since (OID ' || usesysid::text || ')'), COALESCE(application_name, ''),
        COALESCE(host(client_addr), CASE WHEN client_port = -1 THEN 'local socket' ELSE '(address not visible to the admin)' END)
 FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()
   AND usesysid IS NOT NULL ORDER BY pid`, database.String())

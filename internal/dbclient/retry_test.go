@@ -21,7 +21,7 @@ func TestRetryPolicy(t *testing.T) {
 	t.Cleanup(func() { retryBase = old })
 	spec := Spec{Name: "unit", Engine: ddl.EngineMySQL, Host: "127.0.0.1", Port: 1}
 	lost := driver.ErrBadConn
-	readOnly := &mysql.MySQLError{Number: 1290, Message: "read only"}
+	readOnly := &mysql.MySQLError{Number: 1290, Message: "The MariaDB server is running with the --read-only option so it cannot execute this statement"}
 	denied := &mysql.MySQLError{Number: 1044, Message: "denied"}
 	cases := []struct {
 		name       string

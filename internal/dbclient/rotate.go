@@ -39,7 +39,7 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 		}
 		if err := s.exec(ctx, handover); err != nil {
 			if IsUserExists(err) {
-				return ddl.ErrPreExistingOwnerUser(s.spec.Name, new)
+				return ddl.ErrPreExistingOwnerUser(s.spec.Name, db, new)
 			}
 			return err
 		}

@@ -120,6 +120,28 @@ func NormalizePrivilege(s string) Privilege {
 	return Privilege(strings.Join(strings.Fields(strings.ToUpper(s)), " "))
 }
 
+// CheckPrivilegesAnyEngine is the plan-time check while the server's
+// engine is not known yet: declared must be valid on at least one engine.
+// A name on neither list is reported against both, never against one
+// engine the configuration may not use.
+func CheckPrivilegesAnyEngine(declared []string) error {
+	_, mysqlErr := ParsePrivileges(EngineMySQL, declared)
+	_, pgErr := ParsePrivileges(EnginePostgres, declared)
+	if mysqlErr == nil || pgErr == nil {
+		return nil
+	}
+	for _, d := range declared {
+		p := NormalizePrivilege(d)
+		if !slices.Contains(allowlist[EngineMySQL], p) && !slices.Contains(allowlist[EnginePostgres], p) {
+			return refuse(PrivilegeNotAllowed, fmt.Sprintf("privilege %q", printable(d)),
+				"It is on neither engine's allowlist.",
+				fmt.Sprintf("Use only, on MySQL/MariaDB: %s; on PostgreSQL: %s.",
+					joinPrivileges(allowlist[EngineMySQL]), joinPrivileges(allowlist[EnginePostgres])))
+		}
+	}
+	return mysqlErr // each name is valid somewhere, the set on no engine (e.g. ALL PRIVILEGES with others)
+}
+
 // ParsePrivileges validates declared privileges against the engine's
 // allowlist, case-insensitively, and canonicalises them.
 func ParsePrivileges(e Engine, declared []string) (PrivilegeSet, error) {

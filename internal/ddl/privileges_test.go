@@ -3,6 +3,7 @@
 package ddl
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -106,5 +107,30 @@ func TestCatalogFlavors(t *testing.T) {
 	}
 	if len(Catalog(pg15)) != 9 {
 		t.Errorf("postgres catalog = %v", Catalog(pg15))
+	}
+}
+
+// TestCheckPrivilegesAnyEngine: before the engine is known, a name on
+// neither list is reported against both lists, never as "not on the mysql
+// allowlist" to a PostgreSQL user.
+func TestCheckPrivilegesAnyEngine(t *testing.T) {
+	t.Parallel()
+	for _, ok := range [][]string{{"SELECT"}, {"TRUNCATE"}, {"show view"}, {"ALL PRIVILEGES"}} {
+		if err := CheckPrivilegesAnyEngine(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	err := CheckPrivilegesAnyEngine([]string{"SELECT", "SUPER"})
+	if ReasonOf(err) != PrivilegeNotAllowed {
+		t.Fatalf("SUPER: %v, want PrivilegeNotAllowed", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"neither engine", "MySQL/MariaDB: ", "PostgreSQL: ", "TRUNCATE", "SHOW VIEW"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q: %s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "mysql allowlist") {
+		t.Errorf("message names one engine's list: %s", msg)
 	}
 }

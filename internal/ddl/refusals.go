@@ -30,11 +30,16 @@ func ErrDatabaseClaimUnproven(server string, db DatabaseName) *Error {
 			"with terraform import (it will then never be dropped by this resource).")
 }
 
-// ErrPreExistingOwnerUser: the claim on a login name was lost.
-func ErrPreExistingOwnerUser(server string, user Username) *Error {
+// ErrPreExistingOwnerUser: the claim on a login name was lost. The fix
+// gives the exact import block: adopting the login is how a login this
+// provider did not create (or cannot prove it created) becomes managed.
+func ErrPreExistingOwnerUser(server string, db DatabaseName, user Username) *Error {
 	return refuse(PreExistingOwnerUser, fmt.Sprintf("login %q on server %q", user, server),
 		"The login already exists and this resource did not create it; tenantdb never resets a foreign account's password.",
-		"Choose another username, or drop that login yourself if it is really unused.")
+		fmt.Sprintf("Choose another username; or, if it really is the owner of database %q, adopt it (it will then never "+
+			"be dropped by this resource) with:\n\n  import {\n    to = tenantdb_tenant_owner.<this resource>\n    id = "+
+			"jsonencode({ server = tenantdb_db_server.<server>.ref, database = %q, username = %q })\n  }\n\nor drop "+
+			"that login yourself if it is really unused.", db, db, user))
 }
 
 // ErrDatabaseInUse: a drop would cut sessions tenantdb did not open.

@@ -75,10 +75,8 @@ func (privilegesValidator) ValidateSet(ctx context.Context, req validator.SetReq
 		}
 		names = append(names, s.ValueString())
 	}
-	_, mysqlErr := ddl.ParsePrivileges(ddl.EngineMySQL, names)
-	_, pgErr := ddl.ParsePrivileges(ddl.EnginePostgres, names)
-	if mysqlErr != nil && pgErr != nil {
-		addAttributeError(&resp.Diagnostics, req.Path, mysqlErr)
+	if err := ddl.CheckPrivilegesAnyEngine(names); err != nil {
+		addAttributeError(&resp.Diagnostics, req.Path, err)
 	}
 }
 
