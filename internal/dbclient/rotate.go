@@ -46,7 +46,9 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 		if newID, err = s.readNewIdentity(ctx, new); err != nil {
 			return err
 		}
-		if dropOld {
+		// A login that is gone, or is no longer the recorded one (dropped
+		// and re-created by someone else), is not this resource's to drop.
+		if dropOld && takeOver {
 			dropErr = s.dropOwnerLocked(ctx, db, old, oldCheck)
 		}
 		return nil

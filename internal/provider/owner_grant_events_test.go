@@ -3,10 +3,12 @@
 package provider
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -328,4 +330,96 @@ func TestAccTenantOwner_rotationCarriesTenantDefaults(t *testing.T) {
 	}
 	w.run("plan", "-detailed-exitcode").mustSucceed(t, "empty plan")
 	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+}
+
+// TestAccTenantOwner_replacedLoginUntouched: the owner login is dropped and
+// re-created by someone else (its own password). Applied without a refresh
+// (so the plan still believes it is this resource's): a password bump is
+// refused (IdentityMismatch), a privilege change too (MySQL/MariaDB, where
+// the owner's privileges can change), and a username change creates the
+// new login but never drops the foreign one; no statement names the
+// foreign login, and it keeps its password. Each check fails when the
+// identity check before it is removed.
+func TestAccTenantOwner_replacedLoginUntouched(t *testing.T) {
+	for _, engine := range engines() {
+		t.Run(engine, func(t *testing.T) {
+			s := testAccServer(t, engine)
+			db, user, user2 := uniqueName("rpl"), uniqueName("rpla"), uniqueName("rplb")
+			t.Cleanup(func() {
+				s.dropDatabase(t, db)
+				s.dropLogins(t, user, user2)
+			})
+			w := newCLIWorkspace(t)
+			cfg := func(u string, version int, extra string) string {
+				return s.serverHCL("") + ownerHCL(db, u, "Owner-pw-1", version, extra)
+			}
+			w.write(cfg(user, 1, ""))
+			w.run("apply", "-auto-approve").mustSucceed(t, "create")
+
+			// Someone else drops the login and creates one of that name.
+			const foreignPW = "Foreign-pw-1"
+			if engine == "postgres" {
+				s.exec(t, db, "REASSIGN OWNED BY "+s.ident(user)+" TO "+s.ident(s.Admin.Username), "DROP OWNED BY "+s.ident(user))
+				s.exec(t, "", "DROP ROLE "+s.ident(user))
+				s.CreateLogin(t, user, foreignPW)
+			} else {
+				old := s.passwordChanged(t, user)
+				for s.passwordChanged(t, user) == old {
+					s.exec(t, "", fmt.Sprintf("DROP USER '%s'@'%%'", user))
+					s.CreateLogin(t, user, foreignPW)
+					time.Sleep(100 * time.Millisecond)
+				}
+			}
+			untouched := func(what string, mark testserver.LogMark) {
+				t.Helper()
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				stmts, err := s.DDLSince(ctx, mark, s.Admin.Username)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, st := range stmts {
+					if strings.Contains(st.Text, user) && !strings.Contains(st.Text, user2) {
+						t.Fatalf("%s: a statement named the foreign login: %s", what, st.Text)
+					}
+				}
+				if !s.loginExists(t, user) {
+					t.Fatalf("%s: the foreign login was dropped", what)
+				}
+				if err := s.as(user, foreignPW, "", "SELECT 1"); err != nil {
+					t.Fatalf("%s: the foreign login lost its password: %v", what, err)
+				}
+			}
+
+			mark := s.MarkLog(t)
+			w.write(cfg(user, 2, ""))
+			w.run("apply", "-auto-approve", "-refresh=false").mustFail(t, "password bump").requireDiag(t, "error", "IdentityMismatch")
+			untouched("password bump", mark)
+
+			if engine != "postgres" {
+				mark = s.MarkLog(t)
+				w.write(cfg(user, 1, `  privileges = ["SELECT"]`))
+				w.run("apply", "-auto-approve", "-refresh=false").mustFail(t, "privilege change").requireDiag(t, "error", "IdentityMismatch")
+				untouched("privilege change", mark)
+			}
+
+			mark = s.MarkLog(t)
+			w.write(cfg(user2, 1, ""))
+			r := w.run("apply", "-auto-approve", "-refresh=false")
+			if r.Err != nil {
+				t.Fatalf("username change: %v\n%+v", r.Err, r.Diagnostics)
+			}
+			untouched("username change", mark)
+			if got := w.stateAttr("tenantdb_tenant_owner", "previous_username"); got != nil {
+				t.Fatalf("previous_username = %v: the foreign login must not be pending a drop", got)
+			}
+			if err := s.as(user2, "Owner-pw-1", db, "SELECT 1"); err != nil {
+				t.Fatalf("the new login does not work: %v", err)
+			}
+			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+			if !s.loginExists(t, user) {
+				t.Fatal("destroy dropped the foreign login")
+			}
+		})
+	}
 }
