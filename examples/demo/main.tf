@@ -126,8 +126,4 @@ resource "tenantdb_tenant_grant" "reporting" {
   database   = tenantdb_tenant_database.acme.name
   username   = var.reporting_username
   privileges = ["SELECT"]
-
-  # PostgreSQL: the grant reaches tables the owner creates later through the
-  # owner's default privileges, so the owner must exist first.
-  depends_on = [tenantdb_tenant_owner.acme]
 }

@@ -76,9 +76,16 @@ func (r *tenantGrantResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"`pg_default_acl`): a privilege missing on one table, one schema or the default privileges is drift. A " +
 			"schema the owner creates after the grant shows as drift on the next refresh and the next apply covers " +
 			"it. Sequences are not granted (identity columns need none; `serial` columns need `USAGE` on their " +
-			"sequence). A username rotation of the `tenantdb_tenant_owner` carries its default privileges to the new " +
-			"owner, so grantees keep access to tables created after the rotation. The admin grants as the owner: it " +
-			"must be a member of the owner role (`tenantdb_tenant_owner` makes it one).",
+			"sequence). The default privileges follow the database's current owner, so no `depends_on` is needed: a " +
+			"grant applied before its `tenantdb_tenant_owner` gives them for the admin (the owner then), and the owner " +
+			"takes them over when it is created; a username rotation carries them to the new owner, and an owner's " +
+			"destroy hands them back to the admin. The admin grants as the owner: it must be a member of the owner " +
+			"role (`tenantdb_tenant_owner` makes it one).\n\n" +
+			"A grant never names the tenant owner's own login (`GrantUserReserved`, before any SQL): on PostgreSQL the " +
+			"database's owner; on MySQL/MariaDB an account that already holds every database-level privilege on it.\n\n" +
+			"**MySQL/MariaDB: a database dropped outside Terraform.** The server keeps the principal's grant rows for " +
+			"the name after `DROP DATABASE`, and a database created later under that name would inherit them. While " +
+			"they exist the grant stays in state (`DriftDetected`, naming the leak) and its destroy revokes them.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed: true, MarkdownDescription: "`<server name>/<database>/<username>`.",

@@ -7,7 +7,6 @@ resource "tenantdb_tenant_grant" "maester" {
   username   = "maester"
   privileges = ["SELECT", "DELETE"] # desired state: removing one revokes it on the next apply
 
-  # PostgreSQL: the tenant owner's default privileges carry the grant to
-  # tables it creates later; depending on the owner makes sure it exists.
-  depends_on = [tenantdb_tenant_owner.acme]
+  # No depends_on is needed: on PostgreSQL the grant's default privileges
+  # follow the database's current owner, whichever is created first.
 }
