@@ -45,7 +45,7 @@ func (c Class) String() string {
 var (
 	mysqlTransient = map[uint16]bool{
 		1290: true, 1836: true, // read-only
-		1205: true, 1213: true, // lock wait timeout, deadlock
+		1213: true, // deadlock (a lock wait timeout, 1205, is not retried: see lockwait.go)
 		1040: true, 1203: true, // too many connections
 		1053: true, // server shutdown
 	}
@@ -60,7 +60,6 @@ var (
 		"57P03": true,                // cannot connect now
 		"53300": true,                // too many connections
 		"40001": true, "40P01": true, // serialization failure, deadlock
-		"55P03": true, // lock not available
 	}
 )
 

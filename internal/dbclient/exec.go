@@ -148,6 +148,9 @@ func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
 	if st.Tolerate == ddl.TolerateMissing && IsMissing(err) {
 		return nil
 	}
+	if isLockTimeout(err) {
+		return s.lockTimeoutError(ctx, st, err)
+	}
 	return err
 }
 

@@ -38,6 +38,7 @@ func (s *Server) WithLock(ctx context.Context, tenant ddl.DatabaseName, fn func(
 		return err
 	}
 	defer release()
+	ctx = context.WithValue(ctx, tenantKey{}, tenant.String())
 	return fn(context.WithValue(ctx, lockedConnKey{}, conn))
 }
 
@@ -49,8 +50,17 @@ func (s *Server) lockOn(ctx context.Context, conn *sql.Conn, name string) (relea
 	if s.spec.Engine == ddl.EnginePostgres {
 		lctx, cancel := context.WithTimeout(ctx, lockWait)
 		defer cancel()
-		if _, err := conn.ExecContext(lctx, `SELECT pg_advisory_lock(hashtextextended($1, 0))`, name); err != nil {
-			return nil, s.readError("lock "+name, err)
+		// The session's lock_timeout bounds each wait; waiting for another
+		// apply of the same tenant may take up to lockWait, so a timed-out
+		// wait is simply taken up again (no extra round trip otherwise).
+		for {
+			_, err := conn.ExecContext(lctx, `SELECT pg_advisory_lock(hashtextextended($1, 0))`, name)
+			if err == nil {
+				break
+			}
+			if codeOf(err) != "pg:55P03" || lctx.Err() != nil {
+				return nil, s.readError("lock "+name, err)
+			}
 		}
 		return func() {
 			conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, name)

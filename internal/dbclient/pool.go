@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -232,7 +233,11 @@ func (s Spec) mysqlConfig(database string) (*mysql.Config, error) {
 	cfg.DBName = database
 	cfg.TLS = tlsCfg
 	cfg.Timeout = connectTimeout
-	cfg.Params = map[string]string{"sql_mode": "'" + ddl.MySQLSessionSQLMode + "'"}
+	// Every statement waits for a lock at most lock_timeout (whole seconds,
+	// at least 1): metadata locks and InnoDB row locks alike.
+	wait := strconv.Itoa(max(1, int(s.lockTimeout().Seconds())))
+	cfg.Params = map[string]string{"sql_mode": "'" + ddl.MySQLSessionSQLMode + "'",
+		"lock_wait_timeout": wait, "innodb_lock_wait_timeout": wait}
 	cfg.Collation = "utf8mb4_general_ci"
 	cfg.InterpolateParams = false
 	cfg.AllowNativePasswords = true
@@ -264,6 +269,9 @@ func (s Spec) pgxConfig(database string) (*pgx.ConnConfig, error) {
 		cfg.RuntimeParams[k] = v
 	}
 	cfg.RuntimeParams["application_name"] = "tenantdb"
+	// Every statement waits for a lock at most lock_timeout. The advisory
+	// lock that serialises a tenant's operations waits longer (lockOn).
+	cfg.RuntimeParams["lock_timeout"] = strconv.FormatInt(s.lockTimeout().Milliseconds(), 10)
 	return cfg, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
@@ -43,13 +44,27 @@ type Spec struct {
 	Password ddl.Password
 	TLS      TLSMode
 	CAPEM    string
+	// LockTimeout bounds how long one statement waits for a lock held by
+	// someone else (0: DefaultLockTimeout).
+	LockTimeout time.Duration
+}
+
+// DefaultLockTimeout is the provider's lock_timeout when none is set.
+const DefaultLockTimeout = 30 * time.Second
+
+// lockTimeout is the effective wait, whole seconds for MySQL's variables.
+func (s Spec) lockTimeout() time.Duration {
+	if s.LockTimeout <= 0 {
+		return DefaultLockTimeout
+	}
+	return s.LockTimeout
 }
 
 // poolKey identifies a pool. It includes a digest of the password so a
 // changed password opens a new pool; the key lives in memory only.
 func (s Spec) poolKey() string {
 	h := sha256.Sum256([]byte(s.Password.Reveal() + "\x00" + s.CAPEM))
-	return fmt.Sprintf("%s|%s|%d|%s|%s|%s", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]))
+	return fmt.Sprintf("%s|%s|%d|%s|%s|%s|%s", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]), s.lockTimeout())
 }
 
 // describe names the server in errors, without secrets.

@@ -6,6 +6,7 @@ package provider
 
 import (
 	"context"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -42,8 +43,9 @@ type tenantdbProvider struct {
 }
 
 type providerModel struct {
-	AdminPasswords types.Map `tfsdk:"admin_passwords"`
-	CACerts        types.Map `tfsdk:"ca_certs"`
+	AdminPasswords types.Map    `tfsdk:"admin_passwords"`
+	CACerts        types.Map    `tfsdk:"ca_certs"`
+	LockTimeout    types.String `tfsdk:"lock_timeout"`
 }
 
 func (p *tenantdbProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -86,6 +88,17 @@ func (p *tenantdbProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				ElementType: types.StringType,
 				Optional:    true,
 			},
+			"lock_timeout": schema.StringAttribute{
+				MarkdownDescription: "How long any one statement may wait for a lock held by someone else, as a " +
+					"duration (`\"30s\"`, `\"2m\"`; default `\"30s\"`, between `1s` and `1h`). PostgreSQL " +
+					"`lock_timeout`, MySQL/MariaDB `lock_wait_timeout` and `innodb_lock_wait_timeout`. A statement that " +
+					"waits longer fails with an error naming the sessions that hold locks on the tenant database " +
+					"(PostgreSQL: process ID, user and application; MySQL/MariaDB: the threads the admin can see), and " +
+					"what the operation had done is undone: a forgotten session can no longer hang an apply until the " +
+					"CI job's own timeout.",
+				Optional:   true,
+				Validators: []validator.String{durationValidator{min: time.Second, max: time.Hour}},
+			},
 		},
 	}
 }
@@ -116,6 +129,9 @@ func (p *tenantdbProvider) Configure(ctx context.Context, req provider.Configure
 		}
 	}
 	configureCACerts(cfg.CACerts, data, &resp.Diagnostics)
+	if !cfg.LockTimeout.IsNull() && !cfg.LockTimeout.IsUnknown() {
+		data.lockTimeout, _ = time.ParseDuration(cfg.LockTimeout.ValueString()) // validated above
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -27,6 +28,8 @@ type providerData struct {
 	// these entries were not.
 	caUnknown      bool
 	caUnknownNames []string
+	// lockTimeout bounds every statement's wait for a lock (0: the default).
+	lockTimeout time.Duration
 }
 
 // caCert is the PEM the provider's ca_certs gives server ("" for none: the
@@ -106,6 +109,7 @@ func (d *providerData) connect(ctx context.Context, ref serverRef) (*dbclient.Se
 		return nil, err
 	}
 	spec.Password = pw
+	spec.LockTimeout = d.lockTimeout
 	if verifies(ref.TLS) {
 		ca, known := d.caCert(ref.Name)
 		if !known {

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+)
+
+// withLockTimeout sets the provider's lock_timeout in a configuration
+// built by serverHCL.
+func withLockTimeout(cfg, timeout string) string {
+	return strings.Replace(cfg, "\nprovider \"tenantdb\" {\n", "\nprovider \"tenantdb\" {\n  lock_timeout = \""+timeout+"\"\n", 1)
+}
+
+// holdLock opens a superuser transaction in db that runs stmt (and so
+// holds its locks) until the returned function ends it.
+func (s accServer) holdLock(t *testing.T, db, stmt string) (release func()) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := s.super(t, db).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tx *sql.Tx
+	if tx, err = conn.BeginTx(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, stmt); err != nil {
+		t.Fatal(err)
+	}
+	done := false
+	release = func() {
+		if !done {
+			done = true
+			_ = tx.Rollback()
+			conn.Close()
+		}
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// TestAccLockTimeout_rotationBlocked (PostgreSQL): a session of someone
+// else's holds ACCESS SHARE on a tenant table in an open transaction, so a
+// username rotation's REASSIGN OWNED waits. With lock_timeout = "2s" the
+// apply fails in about that time with an error naming the session, the
+// handover is undone (the old login owns the database and connects, no new
+// login is left, state still names the old one), and once the session ends
+// the same apply succeeds.
+func TestAccLockTimeout_rotationBlocked(t *testing.T) {
+	s := testAccServer(t, "postgres")
+	db, a, b := uniqueName("lkt"), uniqueName("lkta"), uniqueName("lktb")
+	t.Cleanup(func() {
+		s.dropDatabase(t, db)
+		s.dropLogins(t, a, b)
+	})
+	pw := "Lock-pw-1"
+	w := newCLIWorkspace(t)
+	cfg := func(user string) string {
+		return withLockTimeout(s.serverHCL("")+ownerHCL(db, user, pw, 1, ""), "2s")
+	}
+	w.write(cfg(a))
+	w.run("apply", "-auto-approve").mustSucceed(t, "create")
+	if err := s.as(a, pw, db, "CREATE TABLE t (v int)", "INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	release := s.holdLock(t, db, "SELECT v FROM t")
+
+	w.write(cfg(b))
+	r := w.run("apply", "-auto-approve").mustFail(t, "rotation blocked by a lock")
+	var found bool
+	for _, d := range r.Diagnostics {
+		if d.Severity == "error" && strings.Contains(d.Detail, "lock_timeout") && strings.Contains(d.Detail, s.Super.Username) {
+			found = true
+			t.Logf("the refusal:\n%s\n%s", d.Summary, d.Detail)
+		}
+	}
+	if !found {
+		t.Fatalf("no error names the lock timeout and the session holding the lock (user %q):\n%+v", s.Super.Username, r.Diagnostics)
+	}
+	if s.loginExists(t, b) {
+		t.Fatal("the new login was left behind after the undo")
+	}
+	if got := w.stateAttr("tenantdb_tenant_owner", "username"); got != a {
+		t.Fatalf("state names %v after the failed rotation, want %q", got, a)
+	}
+	if err := s.as(a, pw, db, "SELECT v FROM t", "CREATE TABLE t2 (v int)"); err != nil {
+		t.Fatalf("the old login does not work after the undo: %v", err)
+	}
+
+	release()
+	w.run("apply", "-auto-approve").mustSucceed(t, "rotation once the lock is gone")
+	if s.loginExists(t, a) {
+		t.Fatal("the old login survived the rotation")
+	}
+	if err := s.as(b, pw, db, "SELECT v FROM t", "SELECT v FROM t2"); err != nil {
+		t.Fatalf("the new login does not own the tenant's tables: %v", err)
+	}
+	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+}
+
+// TestAccLockTimeout_dropBlocked (MariaDB): a session of someone else's
+// has read a tenant table in an open transaction (a metadata lock), so a
+// destroy under deletion_policy = "delete" waits on DROP DATABASE. With
+// lock_timeout = "2s" it fails with a lock-timeout error, the database and
+// its rows stay (and in state), and the destroy succeeds once the session
+// ends.
+func TestAccLockTimeout_dropBlocked(t *testing.T) {
+	s := testAccServer(t, "mysql")
+	db := uniqueName("lkd")
+	t.Cleanup(func() { s.dropDatabase(t, db) })
+	w := newCLIWorkspace(t)
+	w.write(withLockTimeout(s.serverHCL("")+tenantDatabaseHCL(db, `  deletion_policy = "delete"`), "2s"))
+	w.run("apply", "-auto-approve").mustSucceed(t, "create")
+	s.exec(t, "", "CREATE TABLE "+s.ident(db)+".t (v int)", "INSERT INTO "+s.ident(db)+".t VALUES (1)")
+	release := s.holdLock(t, "", "SELECT v FROM "+s.ident(db)+".t")
+
+	r := w.run("destroy", "-auto-approve").mustFail(t, "drop blocked by a metadata lock")
+	if !strings.Contains(r.Output, "lock_timeout") {
+		t.Fatalf("the error does not say the statement hit lock_timeout:\n%s", r.Output)
+	}
+	if !w.stateHas("tenantdb_tenant_database") {
+		t.Fatal("the database left state although it was not dropped")
+	}
+	var n int
+	if err := s.super(t, "").QueryRow("SELECT COUNT(*) FROM " + s.ident(db) + ".t").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("the tenant's rows: %d, %v", n, err)
+	}
+	release()
+	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy once the session ended")
+}
