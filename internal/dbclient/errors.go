@@ -45,7 +45,7 @@ func (c Class) String() string {
 var (
 	mysqlTransient = map[uint16]bool{
 		1290: true, 1836: true, // read-only
-		1213: true, // deadlock (a lock wait timeout, 1205, is not retried: see lockwait.go)
+		1213: true,             // deadlock (a lock wait timeout, 1205, is not retried: see lockwait.go)
 		1040: true, 1203: true, // too many connections
 		1053: true, // server shutdown
 	}
