@@ -147,3 +147,19 @@ func childCPU(b *testing.B, pid int) time.Duration {
 	cst, _ := strconv.ParseInt(f[14], 10, 64)
 	return time.Duration(cut+cst) * 10 * time.Millisecond // USER_HZ = 100
 }
+
+// BenchmarkPoolKeyCABundle is the pool key every resource operation
+// computes, with a 111-certificate CA bundle (139 KB): the CA is hashed once
+// per process, not per call.
+func BenchmarkPoolKeyCABundle(b *testing.B) {
+	bundle, err := testserver.CABundle(111, testserver.UnrelatedCAPEM(b), 50)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pw, _ := ddl.NewPassword("pw")
+	spec := Spec{Name: "s", Engine: ddl.EngineMySQL, Host: "db", Port: 3306, Username: "a", Password: pw,
+		TLS: TLSVerifyFull, CAPEM: bundle}
+	for b.Loop() {
+		_ = spec.poolKey()
+	}
+}

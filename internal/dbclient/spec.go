@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
@@ -60,11 +61,38 @@ func (s Spec) lockTimeout() time.Duration {
 	return s.LockTimeout
 }
 
-// poolKey identifies a pool. It includes a digest of the password so a
-// changed password opens a new pool; the key lives in memory only.
+// poolKey identifies a pool. It includes a digest of the password and the
+// CA so a changed password or CA opens a new pool; the key lives in memory
+// only.
 func (s Spec) poolKey() string {
-	h := sha256.Sum256([]byte(s.Password.Reveal() + "\x00" + s.CAPEM))
+	ca := caDigest(s.CAPEM)
+	h := sha256.Sum256([]byte(s.Password.Reveal() + "\x00" + string(ca[:])))
 	return fmt.Sprintf("%s|%s|%d|%s|%s|%s|%s", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]), s.lockTimeout())
+}
+
+// caDigests remembers the SHA-256 of each CA this process has connected
+// with. A CA can be a cloud provider's bundle of a hundred certificates
+// (about 140 KB) and every resource operation computes its pool key: this
+// hashes it once (a lookup compares the string, which is the same string
+// for every call from one provider configuration). Bounded: a process sees
+// one CA per server.
+var caDigests struct {
+	sync.Mutex
+	m map[string][32]byte
+}
+
+func caDigest(pem string) [32]byte {
+	caDigests.Lock()
+	defer caDigests.Unlock()
+	if d, ok := caDigests.m[pem]; ok {
+		return d
+	}
+	if caDigests.m == nil || len(caDigests.m) >= 8 {
+		caDigests.m = make(map[string][32]byte, 8)
+	}
+	d := sha256.Sum256([]byte(pem))
+	caDigests.m[pem] = d
+	return d
 }
 
 // describe names the server in errors, without secrets.
