@@ -217,7 +217,12 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		if err := s.checkOwnerConflict(ctx, db, user); err != nil {
 			return err
 		}
-		plan, err := s.withAdminDefaultsHandedTo(ctx, db, user, ddl.CreateMarkedOwner(s.Dialect(), db, user, pw, privs, ddl.NewClaimMark()))
+		mark, err := s.ownerMark(ctx, db, "")
+		if err != nil {
+			return err
+		}
+		create := ddl.MarkOwnerLogin(s.Dialect(), ddl.CreateMarkedOwner(s.Dialect(), db, user, pw, privs, ddl.NewClaimMark()), user, mark)
+		plan, err := s.withAdminDefaultsHandedTo(ctx, db, user, create)
 		if err != nil {
 			return err
 		}
@@ -231,7 +236,11 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 			err = newStatementError(s.spec.Name, plan.Statements[0], f)
 		}
 		if IsUserExists(err) {
-			return ddl.ErrPreExistingOwnerUser(s.spec.Name, db, user)
+			// An earlier apply of this resource, killed after its CREATE,
+			// left the login: finish it when its mark proves it ours.
+			if err = s.finishHalfMade(ctx, user, mark, pw, plan); err != nil {
+				return err
+			}
 		}
 		if err != nil && Classify(err) == OutcomeUnknown {
 			// The connection was lost during the CREATE: settle whose the
@@ -317,6 +326,11 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 			return s.errLoginNotOurs(user, c)
 		}
 		if s.info.Flavor == ddl.FlavorPostgres {
+			// A rotation away from this login, killed halfway, while the
+			// configuration went back to it: undo what the rotation took.
+			if err := s.undoHalfMadeRotation(ctx, db, user, c.Identity); err != nil {
+				return err
+			}
 			if err := s.checkOwnerConflict(ctx, db, user); err != nil {
 				return err
 			}

@@ -33,15 +33,28 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 			return err
 		}
 		takeOver := oldCheck.Found && oldCheck.Verdict == Same
+		from := ""
+		if takeOver {
+			from = roleOID(oldCheck.Identity)
+		}
+		mark, err := s.ownerMark(ctx, db, from)
+		if err != nil {
+			return err
+		}
 		handover, err := s.prepareRotation(ctx, db, old, new, pw, privs, takeOver)
 		if err != nil {
 			return err
 		}
+		handover = ddl.MarkOwnerLogin(s.Dialect(), handover, new, mark)
 		if err := s.exec(ctx, handover); err != nil {
-			if IsUserExists(err) {
-				return ddl.ErrPreExistingOwnerUser(s.spec.Name, db, new)
+			if !IsUserExists(err) {
+				return err
 			}
-			return err
+			// An earlier apply of this rotation, killed after its CREATE,
+			// left the new login: finish it when its mark proves it ours.
+			if err := s.finishHalfMade(ctx, new, mark, pw, handover); err != nil {
+				return err
+			}
 		}
 		if newID, err = s.readNewIdentity(ctx, new); err != nil {
 			return err

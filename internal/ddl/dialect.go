@@ -64,11 +64,18 @@ func RotateOwner(d Dialect, db DatabaseName, old, new Username, pw Password, pri
 	if takeOver && d.Info().Flavor == FlavorPostgres {
 		handover.Statements = append(handover.Statements, d.TransferOwnership(db, old, new).Statements...)
 		handover.Statements = append(handover.Statements, CarryDefaultPrivileges(db, new.Role(), defaults).Statements...)
-		handover.Undo = []Statement{
-			sql("REASSIGN OWNED BY ", pgIdent(new.s), " TO ", pgIdent(old.s)).in(db.s).okIfMissing().done(),
-			sql("DROP OWNED BY ", pgIdent(new.s)).in(db.s).okIfMissing().done(),
-			sql("DROP ROLE IF EXISTS ", pgIdent(new.s)).done(),
-		}
+		handover.Undo = UndoRotation(db, old, new).Statements
 	}
 	return handover, d.DropLogin(db, old)
+}
+
+// UndoRotation returns what a PostgreSQL rotation handed from old to new
+// (the database, old's objects) to old, and drops new with its default
+// privileges: the tenant is as it was before the rotation began.
+func UndoRotation(db DatabaseName, old, new Username) Plan {
+	return Plan{Statements: []Statement{
+		sql("REASSIGN OWNED BY ", pgIdent(new.s), " TO ", pgIdent(old.s)).in(db.s).okIfMissing().done(),
+		sql("DROP OWNED BY ", pgIdent(new.s)).in(db.s).okIfMissing().done(),
+		sql("DROP ROLE IF EXISTS ", pgIdent(new.s)).done(),
+	}}
 }

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package ddl
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestOwnerMark: a mark reads back as itself; other comments are not marks;
+// only a PostgreSQL CREATE ROLE carries it, in the same query.
+func TestOwnerMark(t *testing.T) {
+	t.Parallel()
+	db, _ := NewDatabaseName(EnginePostgres, "acme_1")
+	for _, m := range []OwnerMark{
+		{Database: db, DBIdentity: "pg:7390211239:16384"},
+		{Database: db, DBIdentity: "pg:7390211239:16384", FromRole: "16390"},
+	} {
+		got, ok := ParseOwnerMark(m.Text())
+		if !ok || got != m {
+			t.Errorf("ParseOwnerMark(%q) = %+v, %v", m.Text(), got, ok)
+		}
+	}
+	for _, c := range []string{"", "owner of acme", "tenantdb owner of acme_1", "tenantdb owner of acme_1 db=x from=abc",
+		"tenantdb owner of acme_1 db=pg:1:2 from=3 and more", "tenantdb owner of a b db=pg:1:2"} {
+		if _, ok := ParseOwnerMark(c); ok {
+			t.Errorf("ParseOwnerMark(%q) accepted a comment that is not a mark", c)
+		}
+	}
+	owner, _ := NewUsername(EnginePostgres, "acme_app")
+	pw, _ := NewPassword("pw")
+	mark := OwnerMark{Database: db, DBIdentity: "pg:1:2"}
+	pg := NewDialect(ServerInfo{Flavor: FlavorPostgres, Version: Version{15, 0, 0}})
+	p := MarkOwnerLogin(pg, pg.CreateOwner(db, owner, pw, PrivilegeSet{all: true}), owner, mark)
+	first := p.Statements[0].String()
+	if !strings.HasPrefix(first, `CREATE ROLE "acme_app"`) || !strings.HasSuffix(first, `; COMMENT ON ROLE "acme_app" IS 'tenantdb owner of acme_1 db=pg:1:2'`) || !p.Statements[0].Claim {
+		t.Errorf("marked CREATE ROLE: %q", first)
+	}
+	my := NewDialect(ServerInfo{Flavor: FlavorMariaDB, Version: Version{10, 11, 6}})
+	plain := my.CreateOwner(db, owner, pw, PrivilegeSet{all: true})
+	if got := MarkOwnerLogin(my, plain, owner, mark); got.String() != plain.String() {
+		t.Errorf("MariaDB plan changed by a PostgreSQL mark:\n%s", got)
+	}
+}

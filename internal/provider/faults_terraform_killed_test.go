@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Terraform itself killed mid-apply (a CI runner cancelled, an HCP
+// Terraform run discarded): SIGKILL to terraform and the provider while a
+// statement of the operation waits on a lock someone else holds, so the
+// kill lands at a known statement boundary. State then lacks whatever the
+// killed call did. The next apply must finish or undo it with no manual
+// SQL, going forward (same configuration) or back (the previous one).
+
+// applyKilledAt starts terraform apply in its own process group, waits
+// until one of the admin's backends waits on a lock in a statement starting
+// with prefix, then SIGKILLs the whole group (terraform and the provider),
+// and ends that backend as the server would once it noticed its client
+// was gone.
+func (s accServer) applyKilledAt(t *testing.T, w *cliWorkspace, prefix string) {
+	t.Helper()
+	cmd := exec.Command(cliBinary(), "apply", "-auto-approve", "-no-color")
+	cmd.Dir, cmd.Env = w.dir, append(os.Environ(), w.env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var pid int
+		err := s.super(t, "").QueryRow(`SELECT pid FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'
+  AND query LIKE $2 LIMIT 1`, s.Admin.Username, prefix+"%").Scan(&pid)
+		if err == nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+			s.exec(t, "", fmt.Sprintf("SELECT pg_terminate_backend(%d)", pid))
+			return
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("terraform apply ended before blocking on %q (%v):\n%s", prefix, err, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			t.Fatalf("no statement starting with %q waited on a lock:\n%s", prefix, out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestAccFaults_terraformKilledDuringOwnerCreate (PostgreSQL): terraform
+// and the provider are killed while the owner's ALTER DATABASE ... OWNER TO
+// waits on a lock: the login exists (with its mark), the database is still
+// the admin's, state has no owner. The next apply finishes the create
+// (it used to refuse PreExistingOwnerUser for a login this provider made):
+// the owner logs in with its password and owns the database, the plan is
+// empty, destroy drops the login.
+func TestAccFaults_terraformKilledDuringOwnerCreate(t *testing.T) {
+	s := testAccServer(t, "postgres")
+	db, user := uniqueName("kil"), uniqueName("kilo")
+	t.Cleanup(func() {
+		s.dropDatabase(t, db)
+		s.dropLogins(t, user)
+	})
+	pw := "Kill-pw-1"
+	w := newCLIWorkspace(t)
+	// The database alone first, under the label ownerHCL gives it.
+	w.write(withLockTimeout(s.serverHCL("")+fmt.Sprintf("resource \"tenantdb_tenant_database\" \"db\" {\n  server = tenantdb_db_server.main.ref\n  name   = %q\n}\n", db), "5m"))
+	w.run("apply", "-auto-approve").mustSucceed(t, "create the database")
+	cfg := withLockTimeout(s.serverHCL("")+ownerHCL(db, user, pw, 1, ""), "5m")
+	w.write(cfg)
+	release := s.holdLock(t, "", "GRANT CONNECT ON DATABASE "+s.ident(db)+" TO "+s.ident(s.Super.Username))
+	s.applyKilledAt(t, w, "ALTER DATABASE")
+	release()
+	if !s.loginExists(t, user) || w.stateHas("tenantdb_tenant_owner") {
+		t.Fatalf("the kill did not leave a half-made owner (login exists %v, in state %v): the test proves nothing",
+			s.loginExists(t, user), w.stateHas("tenantdb_tenant_owner"))
+	}
+	r := w.run("apply", "-auto-approve")
+	if r.Err != nil {
+		t.Fatalf("the apply after the kill failed: %v\n%+v", r.Err, r.Diagnostics)
+	}
+	if err := s.as(user, pw, db, "CREATE TABLE t (v int)"); err != nil {
+		t.Fatalf("the finished owner does not work: %v", err)
+	}
+	w.run("plan", "-detailed-exitcode").mustSucceed(t, "empty plan")
+	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+	if s.loginExists(t, user) {
+		t.Fatal("destroy left the login")
+	}
+}
+
+// TestAccFaults_terraformKilledDuringRotation (PostgreSQL): terraform and
+// the provider are killed while a username rotation's REASSIGN OWNED waits
+// on a table lock: both logins exist, the database is the new login's,
+// the table the old one's, state names the old login. Applying the new
+// configuration again finishes the rotation; applying the previous one
+// undoes it (it used to refuse PreExistingOwnerUser and OwnerConflict).
+// Either way the tenant works, the plan is empty, and destroy leaves no
+// login of the run.
+func TestAccFaults_terraformKilledDuringRotation(t *testing.T) {
+	for _, direction := range []string{"forward", "back"} {
+		t.Run(direction, func(t *testing.T) {
+			s := testAccServer(t, "postgres")
+			db, a, b := uniqueName("kir"), uniqueName("kira"), uniqueName("kirb")
+			t.Cleanup(func() {
+				s.dropDatabase(t, db)
+				s.dropLogins(t, a, b)
+			})
+			pw := "Kill-pw-2"
+			w := newCLIWorkspace(t)
+			cfg := func(u string) string { return withLockTimeout(s.serverHCL("")+ownerHCL(db, u, pw, 1, ""), "5m") }
+			w.write(cfg(a))
+			w.run("apply", "-auto-approve").mustSucceed(t, "create")
+			if err := s.as(a, pw, db, "CREATE TABLE t (v int)", "INSERT INTO t VALUES (1)"); err != nil {
+				t.Fatal(err)
+			}
+			release := s.holdLock(t, db, "SELECT v FROM t")
+			w.write(cfg(b))
+			s.applyKilledAt(t, w, "REASSIGN OWNED")
+			release()
+			if !s.loginExists(t, a) || !s.loginExists(t, b) {
+				t.Fatalf("the kill did not leave both logins (a %v, b %v): the test proves nothing", s.loginExists(t, a), s.loginExists(t, b))
+			}
+
+			want, gone := b, a
+			if direction == "back" {
+				want, gone = a, b
+				w.write(cfg(a))
+			}
+			r := w.run("apply", "-auto-approve")
+			if r.Err != nil {
+				t.Fatalf("the apply after the kill failed: %v\n%+v", r.Err, r.Diagnostics)
+			}
+			if s.loginExists(t, gone) {
+				t.Fatalf("login %s is left after the apply that finished (%s)", gone, direction)
+			}
+			if err := s.as(want, pw, db, "SELECT v FROM t", "ALTER TABLE t ADD COLUMN w int", "CREATE TABLE t2 (v int)"); err != nil {
+				t.Fatalf("%s does not own the tenant after the apply: %v", want, err)
+			}
+			w.run("plan", "-detailed-exitcode").mustSucceed(t, "empty plan")
+			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+			if s.loginExists(t, a) || s.loginExists(t, b) {
+				t.Fatal("destroy left a login of the run")
+			}
+		})
+	}
+}
