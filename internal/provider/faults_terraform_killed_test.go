@@ -114,19 +114,7 @@ func TestAccFaults_terraformKilledDuringRotation(t *testing.T) {
 	for _, direction := range []string{"forward", "back"} {
 		t.Run(direction, func(t *testing.T) {
 			s := testAccServer(t, "postgres")
-			db, a, b := uniqueName("kir"), uniqueName("kira"), uniqueName("kirb")
-			t.Cleanup(func() {
-				s.dropDatabase(t, db)
-				s.dropLogins(t, a, b)
-			})
-			pw := "Kill-pw-2"
-			w := newCLIWorkspace(t)
-			cfg := func(u string) string { return withLockTimeout(s.serverHCL("")+ownerHCL(db, u, pw, 1, ""), "5m") }
-			w.write(cfg(a))
-			w.run("apply", "-auto-approve").mustSucceed(t, "create")
-			if err := s.as(a, pw, db, "CREATE TABLE t (v int)", "INSERT INTO t VALUES (1)"); err != nil {
-				t.Fatal(err)
-			}
+			w, db, a, b, pw, cfg := s.blockedRotation(t, "kir", "5m")
 			release := s.holdLock(t, db, "SELECT v FROM t")
 			w.write(cfg(b))
 			s.applyKilledAt(t, w, "REASSIGN OWNED")

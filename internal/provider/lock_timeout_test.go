@@ -43,6 +43,27 @@ func (s accServer) holdLock(t *testing.T, db, stmt string) (release func()) {
 	return release
 }
 
+// blockedRotation sets up a PostgreSQL tenant whose owner a has made table
+// t, in a CLI workspace whose provider has lock_timeout timeout, and a
+// superuser transaction holding ACCESS SHARE on t: a rotation to b will wait
+// on its REASSIGN OWNED. cfg(user) is the configuration with that owner.
+func (s accServer) blockedRotation(t *testing.T, prefix, timeout string) (w *cliWorkspace, db, a, b, pw string, cfg func(string) string) {
+	t.Helper()
+	db, a, b, pw = uniqueName(prefix), uniqueName(prefix+"a"), uniqueName(prefix+"b"), "Rot-pw-1"
+	t.Cleanup(func() {
+		s.dropDatabase(t, db)
+		s.dropLogins(t, a, b)
+	})
+	w = newCLIWorkspace(t)
+	cfg = func(user string) string { return withLockTimeout(s.serverHCL("")+ownerHCL(db, user, pw, 1, ""), timeout) }
+	w.write(cfg(a))
+	w.run("apply", "-auto-approve").mustSucceed(t, "create")
+	if err := s.as(a, pw, db, "CREATE TABLE t (v int)", "INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	return w, db, a, b, pw, cfg
+}
+
 // TestAccLockTimeout_rotationBlocked (PostgreSQL): a session of someone
 // else's holds ACCESS SHARE on a tenant table in an open transaction, so a
 // username rotation's REASSIGN OWNED waits. With lock_timeout = "2s" the
@@ -52,21 +73,7 @@ func (s accServer) holdLock(t *testing.T, db, stmt string) (release func()) {
 // the same apply succeeds.
 func TestAccLockTimeout_rotationBlocked(t *testing.T) {
 	s := testAccServer(t, "postgres")
-	db, a, b := uniqueName("lkt"), uniqueName("lkta"), uniqueName("lktb")
-	t.Cleanup(func() {
-		s.dropDatabase(t, db)
-		s.dropLogins(t, a, b)
-	})
-	pw := "Lock-pw-1"
-	w := newCLIWorkspace(t)
-	cfg := func(user string) string {
-		return withLockTimeout(s.serverHCL("")+ownerHCL(db, user, pw, 1, ""), "2s")
-	}
-	w.write(cfg(a))
-	w.run("apply", "-auto-approve").mustSucceed(t, "create")
-	if err := s.as(a, pw, db, "CREATE TABLE t (v int)", "INSERT INTO t VALUES (1)"); err != nil {
-		t.Fatal(err)
-	}
+	w, db, a, b, pw, cfg := s.blockedRotation(t, "lkt", "2s")
 	release := s.holdLock(t, db, "SELECT v FROM t")
 
 	w.write(cfg(b))
