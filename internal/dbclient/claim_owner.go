@@ -44,7 +44,7 @@ func (s *Server) settleOwnerClaim(ctx context.Context, db ddl.DatabaseName, user
 			"exists is this claim's could not be checked: %w", s.spec.describe(), user, err)
 	}
 	if !ok {
-		return false, ddl.ErrPreExistingOwnerUser(s.spec.Name, db, user)
+		return false, ddl.ErrPreExistingOwnerUser(s.spec.Name, s.spec.Engine, db, user)
 	}
 	return true, nil
 }

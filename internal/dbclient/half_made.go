@@ -68,7 +68,7 @@ func (s *Server) finishHalfMade(ctx context.Context, user ddl.Username, want ddl
 		return err
 	}
 	if !ok || want.DBIdentity == "" || got != want {
-		return ddl.ErrPreExistingOwnerUser(s.spec.Name, want.Database, user)
+		return ddl.ErrPreExistingOwnerUser(s.spec.Name, s.spec.Engine, want.Database, user)
 	}
 	finish := s.Dialect().SetPassword(user, pw, false)
 	finish.Statements = append(finish.Statements, plan.Tail(1).Statements...)

@@ -59,7 +59,7 @@ func (s *Server) CreateLogin(ctx context.Context, db ddl.DatabaseName, user ddl.
 	return s.WithLock(ctx, db, func(ctx context.Context) error {
 		err := s.exec(ctx, s.Dialect().CreateOwner(db, user, pw, privs))
 		if IsUserExists(err) {
-			return ddl.ErrPreExistingOwnerUser(s.spec.Name, db, user)
+			return ddl.ErrPreExistingOwnerUser(s.spec.Name, s.spec.Engine, db, user)
 		}
 		return err
 	})

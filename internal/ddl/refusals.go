@@ -31,15 +31,22 @@ func ErrDatabaseClaimUnproven(server string, db DatabaseName) *Error {
 }
 
 // ErrPreExistingOwnerUser: the claim on a login name was lost. The fix
-// gives the exact import block: adopting the login is how a login this
-// provider did not create (or cannot prove it created) becomes managed.
-func ErrPreExistingOwnerUser(server string, db DatabaseName, user Username) *Error {
+// gives the exact recoveries: the import block (adopt it), or, for a login
+// an interrupted apply of this resource left where the engine keeps no
+// mark to prove it (MySQL/MariaDB), the one statement that removes it.
+func ErrPreExistingOwnerUser(server string, e Engine, db DatabaseName, user Username) *Error {
+	drop := "DROP USER " + mysqlAccount(user) + ";"
+	if e == EnginePostgres {
+		drop = "DROP ROLE " + pgIdent(user.s) + ";"
+	}
 	return refuse(PreExistingOwnerUser, fmt.Sprintf("login %q on server %q", user, server),
-		"The login already exists and this resource did not create it; tenantdb never resets a foreign account's password.",
+		"The login already exists and this resource did not create it (or, on MySQL/MariaDB, an apply of this "+
+			"resource was interrupted after creating it: Terraform saves state only when an operation returns, and "+
+			"MySQL/MariaDB accounts carry no mark that proves whose it is); tenantdb never resets a foreign account's password.",
 		fmt.Sprintf("Choose another username; or, if it really is the owner of database %q, adopt it (it will then never "+
 			"be dropped by this resource) with:\n\n  import {\n    to = tenantdb_tenant_owner.<this resource>\n    id = "+
-			"jsonencode({ server = tenantdb_db_server.<server>.ref, database = %q, username = %q })\n  }\n\nor drop "+
-			"that login yourself if it is really unused.", db, db, user))
+			"jsonencode({ server = tenantdb_db_server.<server>.ref, database = %q, username = %q })\n  }\n\nor, if an "+
+			"interrupted apply left it and nothing uses it, remove it and apply again:\n\n  %s", db, db, user, drop))
 }
 
 // ErrDatabaseInUse: a drop would cut sessions tenantdb did not open.
