@@ -55,7 +55,9 @@ func (s accServer) blockedRotation(t *testing.T, prefix, timeout string) (w *cli
 		s.dropLogins(t, a, b)
 	})
 	w = newCLIWorkspace(t)
-	cfg = func(user string) string { return withLockTimeout(s.serverHCL("")+ownerHCL(db, user, pw, 1, ""), timeout) }
+	cfg = func(user string) string {
+		return withLockTimeout(s.serverHCL("")+ownerHCL(db, user, pw, 1, ""), timeout)
+	}
 	w.write(cfg(a))
 	w.run("apply", "-auto-approve").mustSucceed(t, "create")
 	if err := s.as(a, pw, db, "CREATE TABLE t (v int)", "INSERT INTO t VALUES (1)"); err != nil {
