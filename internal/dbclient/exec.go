@@ -151,6 +151,9 @@ func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
 	if isLockTimeout(err) {
 		return s.lockTimeoutError(ctx, st, err)
 	}
+	if codeOf(err) == "mysql:1819" {
+		return s.passwordPolicyError(ctx, err)
+	}
 	return err
 }
 

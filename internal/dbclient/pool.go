@@ -279,13 +279,14 @@ func (s Spec) pgxConfig(database string) (*pgx.ConnConfig, error) {
 // from a fresh connection, in one round trip.
 func detect(ctx context.Context, spec Spec, db *sql.DB) (ddl.ServerInfo, error) {
 	var version string
-	var lowerCase int
+	var lowerCase, validators int
 	var err error
 	err = retry(ctx, spec, func(ctx context.Context) error {
 		if spec.Engine == ddl.EnginePostgres {
 			return db.QueryRowContext(ctx, "SHOW server_version").Scan(&version)
 		}
-		return db.QueryRowContext(ctx, "SELECT VERSION(), @@lower_case_table_names").Scan(&version, &lowerCase)
+		return db.QueryRowContext(ctx, `SELECT VERSION(), @@lower_case_table_names, (SELECT COUNT(*) FROM information_schema.PLUGINS
+  WHERE PLUGIN_TYPE = 'PASSWORD VALIDATION' AND PLUGIN_STATUS = 'ACTIVE')`).Scan(&version, &lowerCase, &validators)
 	})
 	if err != nil {
 		return ddl.ServerInfo{}, connectError(spec, err)
@@ -301,7 +302,8 @@ func detect(ctx context.Context, spec Spec, db *sql.DB) (ddl.ServerInfo, error) 
 			flavor = ddl.FlavorMariaDB
 		}
 	}
-	return ddl.ServerInfo{Flavor: flavor, Version: v, LowerCaseTableNames: lowerCase}, nil
+	return ddl.ServerInfo{Flavor: flavor, Version: v, LowerCaseTableNames: lowerCase,
+		PasswordValidation: flavor == ddl.FlavorMariaDB && validators > 0}, nil
 }
 
 // connectError names the server and says what to check.

@@ -18,9 +18,16 @@ import (
 // client-side form, so it gets the password; it rewrites it out of its own
 // logs.
 //
+// A MariaDB with an active password-validation plugin gets the password
+// too, over the session's TLS: a hash would bypass the server's policy
+// (with strict_password_validation off) or be refused for the wrong reason
+// (on). MariaDB masks the password of CREATE USER / ALTER USER in its
+// general and slow logs, but the binary log and audit plugins may keep the
+// statement (see the provider docs, "Password policies").
+//
 // It returns the clause's keywords and its secret literal (redacted in logs).
 func (d mysql) identifiedBy(pw Password) (keywords, literal string) {
-	if d.info.Flavor == FlavorMariaDB {
+	if d.info.Flavor == FlavorMariaDB && !d.info.PasswordValidation {
 		return " IDENTIFIED BY PASSWORD ", mysqlLiteral(mysqlNativeHash(pw.s))
 	}
 	return " IDENTIFIED BY ", mysqlLiteral(pw.s)

@@ -89,6 +89,11 @@ type ServerInfo struct {
 	// PostgreSQL): at 1 or 2 the server compares database names without
 	// regard to case (at 1 it also stores them lower-cased).
 	LowerCaseTableNames int
+	// PasswordValidation: MariaDB has an active password-validation plugin
+	// (simple_password_check, cracklib_password_check, ...). Such a plugin
+	// can judge only a password it sees, so the owner's password is then
+	// sent as IDENTIFIED BY '...' rather than as its hash (see identifiedBy).
+	PasswordValidation bool
 }
 
 func (s ServerInfo) String() string { return fmt.Sprintf("%s %s", s.Flavor, s.Version) }
