@@ -36,7 +36,8 @@ const stateBytesPerTenant = 3 * 1024
 // state. Each tenant's state is the same size with a 1-certificate and a
 // 111-certificate bundle, and under 3 KB. Rotating to another bundle that
 // still holds the CA plans no change on any tenant resource (only the
-// server's ca_fingerprint) and applies cleanly.
+// server's ca_fingerprint) and applies cleanly; one that lacks it fails the
+// server's update at once, naming the provider's ca_certs.
 func TestAccCABundle_verifyFull(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
@@ -105,6 +106,24 @@ func TestAccCABundle_verifyFull(t *testing.T) {
 				if err := s.as(owners[i], caBundlePassword, dbs[i], "SELECT 1"); err != nil {
 					t.Fatalf("owner %s cannot log in after the rotation: %v", owners[i], err)
 				}
+			}
+
+			// A bundle without the server's CA: still only the server is
+			// planned, and its update fails at once saying which CA, with
+			// the tenants untouched; the right bundle back plans nothing.
+			wrong, err := testserver.CABundle(111, testserver.UnrelatedCAPEM(t), 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			useBundle(wrong)
+			requireOnlyServerUpdates(t, w)
+			res := w.run("apply", "-auto-approve").mustFail(t, "apply with a bundle that lacks the server's CA")
+			if !strings.Contains(strings.Join(strings.Fields(res.Output), " "), `not signed by the CA the provider's ca_certs gives server \"`+s.name+`\"`) {
+				t.Fatalf("the TLS failure does not name the provider's ca_certs:\n%s", res.Output)
+			}
+			useBundle(rotated)
+			if plan := w.run("plan", "-detailed-exitcode"); plan.Err != nil {
+				t.Fatalf("plan with the working bundle back is not empty (or failed): %v\n%s", plan.Err, plan.Output)
 			}
 
 			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
