@@ -1,8 +1,11 @@
 # What `make demo` applies (cmd/tenantdb-demo fills in the variables): one
 # server, two tenants with an owner login each, and read access for a
 # reporting login that existed before Terraform ran. Apply it yourself
-# against any server whose admin holds the rights README lists:
+# against any server whose admin holds the rights README lists: install the
+# provider first (`make install` from the repository root puts a build where
+# `terraform init` finds it; README, Install), then, in this directory:
 #
+#   terraform init
 #   export TF_VAR_admin_password=... TF_VAR_acme_owner_password=... TF_VAR_globex_owner_password=...
 #   terraform apply -var engine=postgres -var host=db.internal -var ca_cert="$(cat ca.pem)"
 #
