@@ -35,7 +35,7 @@ func TestCheckAdminRights(t *testing.T) {
 			grant = fmt.Sprintf(`GRANT CREATE, DROP ON *.* TO '%s'@'%%'`, name)
 		}
 		weak := e.ts.CreateLogin(t, name, "Weak-pw-1", grant)
-		reg := NewRegistry()
+		reg := newRegistry()
 		t.Cleanup(reg.Close)
 		ws, err := reg.Server(e.ctx, adminSpec(t, e.ts, weak))
 		if err != nil {

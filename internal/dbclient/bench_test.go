@@ -42,7 +42,7 @@ func BenchmarkRefresh500(b *testing.B) {
 				ctx := context.Background()
 				var queries, conns int64
 				for b.Loop() {
-					reg := NewRegistry()
+					reg := newRegistry()
 					s, err := reg.Server(ctx, benchSpec(b, ts))
 					if err != nil {
 						b.Fatal(err)
@@ -101,7 +101,7 @@ func BenchmarkGrantRefreshPG100(b *testing.B) {
 	var conns int64
 	server0 := childCPU(b, ts.PID())
 	for b.Loop() {
-		reg := NewRegistry()
+		reg := newRegistry()
 		s, err := reg.Server(ctx, benchSpec(b, ts))
 		if err != nil {
 			b.Fatal(err)

@@ -32,7 +32,7 @@ func TestAccountsSnapshot(t *testing.T) {
 			tenants[i] = tenant{db, owner, peer, ids}
 		}
 
-		reg := NewRegistry()
+		reg := newRegistry()
 		defer reg.Close()
 		s, err := reg.Server(e.ctx, adminSpec(t, e.ts, e.ts.Admin))
 		if err != nil {
@@ -99,7 +99,7 @@ func TestTenantConnectionsBounded(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		reg := NewRegistry()
+		reg := newRegistry()
 		defer reg.Close()
 		s, err := reg.Server(e.ctx, adminSpec(t, e.ts, e.ts.Admin))
 		if err != nil {

@@ -19,7 +19,7 @@ func TestCatalogSnapshot(t *testing.T) {
 			names[i] = db.String()
 			e.super(fmt.Sprintf("CREATE DATABASE %s", e.quote(db.String())))
 		}
-		reg := NewRegistry()
+		reg := newRegistry()
 		defer reg.Close()
 		s, err := reg.Server(e.ctx, adminSpec(t, e.ts, e.ts.Admin))
 		if err != nil {
@@ -54,7 +54,7 @@ func TestCatalogSnapshot(t *testing.T) {
 
 		// Out of band: a new process sees it.
 		e.super(fmt.Sprintf("DROP DATABASE %s", e.quote(names[0])))
-		reg2 := NewRegistry()
+		reg2 := newRegistry()
 		defer reg2.Close()
 		s2, err := reg2.Server(e.ctx, adminSpec(t, e.ts, e.ts.Admin))
 		if err != nil {

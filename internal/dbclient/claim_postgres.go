@@ -79,7 +79,7 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	if err == nil {
 		err = lost(FaultClaimLostAfter, claim.Rename.Statements[0])
 	}
-	if IsDatabaseExists(err) {
+	if isDatabaseExists(err) {
 		s.dropNonce(ctx, claim)
 		return nil, ddl.ErrDatabasePreExists(s.spec.Name, db)
 	}

@@ -120,9 +120,9 @@ func TestClassifyUnit(t *testing.T) {
 		{pg("42501", ""), false, false, false, true},
 	} {
 		err := fmt.Errorf("w: %w", c.err)
-		if IsDatabaseExists(err) != c.exists || IsUserExists(err) != c.userExists || IsMissing(err) != c.missing || IsAccessDenied(err) != c.denied {
+		if isDatabaseExists(err) != c.exists || isUserExists(err) != c.userExists || isMissing(err) != c.missing || isAccessDenied(err) != c.denied {
 			t.Errorf("%v: exists/userExists/missing/denied = %v/%v/%v/%v", c.err,
-				IsDatabaseExists(err), IsUserExists(err), IsMissing(err), IsAccessDenied(err))
+				isDatabaseExists(err), isUserExists(err), isMissing(err), isAccessDenied(err))
 		}
 	}
 }
@@ -236,7 +236,7 @@ func TestReadOnlyServer(t *testing.T) {
 			t.Cleanup(func() { setReadOnly(t, ts, false) })
 			db, owner := e.newDB("ro"), e.newUser("roo")
 
-			st := e.s.Dialect().CreateDatabase(db, ddl.DefaultCharset(e.engine), ddl.DefaultCollation(e.engine)).Statements[0]
+			st := e.s.dialect().CreateDatabase(db, ddl.DefaultCharset(e.engine), ddl.DefaultCollation(e.engine)).Statements[0]
 			rawErr := e.s.run(e.ctx, st)
 			if rawErr == nil {
 				t.Fatal("CREATE DATABASE succeeded on a read-only server")
@@ -427,13 +427,13 @@ func TestAddressJoinsHostAndPort(t *testing.T) {
 	}
 	// The spec refuses what the provider refuses at plan time, before any dial.
 	for _, host := range []string{"[::1]", "db:3306", " db", ""} {
-		_, err := NewRegistry().Server(context.Background(), Spec{Name: "s", Engine: ddl.EngineMySQL, Host: host, Port: 3306})
+		_, err := newRegistry().Server(context.Background(), Spec{Name: "s", Engine: ddl.EngineMySQL, Host: host, Port: 3306})
 		if ddl.ReasonOf(err) != ddl.InvalidIdentifier {
 			t.Errorf("host %q: %v, want InvalidIdentifier", host, err)
 		}
 	}
 	for _, port := range []int{0, -1, 65536} {
-		_, err := NewRegistry().Server(context.Background(), Spec{Name: "s", Engine: ddl.EngineMySQL, Host: "db", Port: port})
+		_, err := newRegistry().Server(context.Background(), Spec{Name: "s", Engine: ddl.EngineMySQL, Host: "db", Port: port})
 		if err == nil || !strings.Contains(err.Error(), "outside 1-65535") {
 			t.Errorf("port %d: %v", port, err)
 		}

@@ -26,7 +26,7 @@ import (
 // number of connection attempts.
 func connectOnce(t *testing.T, spec Spec) (error, int64) {
 	t.Helper()
-	reg := NewRegistry()
+	reg := newRegistry()
 	defer reg.Close()
 	start := time.Now()
 	_, err := reg.Server(t.Context(), spec)
@@ -192,7 +192,7 @@ func TestConnectIPv6(t *testing.T) {
 				t.Fatalf("forwarder host %q", host)
 			}
 			spec.Host, spec.Port = host, port
-			reg := NewRegistry()
+			reg := newRegistry()
 			t.Cleanup(reg.Close)
 			s, err := reg.Server(t.Context(), spec)
 			if err != nil {

@@ -166,17 +166,17 @@ var (
 	}
 )
 
-// IsDatabaseExists reports a lost CREATE DATABASE claim.
-func IsDatabaseExists(err error) bool { return codesDatabaseExists[codeOf(err)] }
+// isDatabaseExists reports a lost CREATE DATABASE claim.
+func isDatabaseExists(err error) bool { return codesDatabaseExists[codeOf(err)] }
 
-// IsUserExists reports a lost CREATE USER/ROLE claim.
-func IsUserExists(err error) bool { return codesUserExists[codeOf(err)] }
+// isUserExists reports a lost CREATE USER/ROLE claim.
+func isUserExists(err error) bool { return codesUserExists[codeOf(err)] }
 
-// IsAccessDenied reports the server refusing the admin a right.
-func IsAccessDenied(err error) bool { return codesAccessDenied[codeOf(err)] }
+// isAccessDenied reports the server refusing the admin a right.
+func isAccessDenied(err error) bool { return codesAccessDenied[codeOf(err)] }
 
-// IsMissing reports an object, grant or principal that does not exist.
-func IsMissing(err error) bool { return codesMissing[codeOf(err)] }
+// isMissing reports an object, grant or principal that does not exist.
+func isMissing(err error) bool { return codesMissing[codeOf(err)] }
 
 // StatementError is a failed statement. It carries the redacted statement
 // and, only for statements without secrets, the server's message (a MySQL

@@ -78,17 +78,6 @@ func retryIf(ctx context.Context, spec Spec, idempotent bool, fn func(context.Co
 	return unavailable(spec, err)
 }
 
-// Exec runs a plan's statements in order. A transient failure retries the
-// statement; a statement marked TolerateMissing succeeds when its target is
-// already gone. When a statement after the first fails, the plan's Undo runs
-// (best effort) so a failed create leaves nothing half-made, and the
-// original error is returned.
-func (s *Server) Exec(ctx context.Context, plan ddl.Plan) error {
-	// A caller-built plan may touch any database: forget the snapshot.
-	defer s.invalidateCatalog()
-	return s.exec(ctx, plan)
-}
-
 // exec is Exec for the tenant operations, which invalidate precisely.
 func (s *Server) exec(ctx context.Context, plan ddl.Plan) error {
 	if !plan.Empty() {
@@ -145,7 +134,7 @@ func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
 	if errors.As(err, &refusal) {
 		return err
 	}
-	if st.Tolerate == ddl.TolerateMissing && IsMissing(err) {
+	if st.Tolerate == ddl.TolerateMissing && isMissing(err) {
 		return nil
 	}
 	if isLockTimeout(err) {
@@ -224,7 +213,7 @@ func unlocked(ctx context.Context) context.Context {
 	return context.WithValue(ctx, lockedConnKey{}, noLock{})
 }
 
-// adminConn is the connection for admin-pool work: inside WithLock, the
+// adminConn is the connection for admin-pool work: inside withLock, the
 // connection that holds the lock. Taking a second pool connection while
 // holding one would deadlock once every pool connection holds a lock and
 // waits for another (Terraform runs 10 operations at once; the pool has 8).

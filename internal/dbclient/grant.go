@@ -149,7 +149,7 @@ func (s *Server) refuseGrantToMySQLOwner(ctx context.Context, db ddl.DatabaseNam
 	if s.info.Flavor == ddl.FlavorPostgres {
 		return nil // syncGrantLocked refuses the database owner
 	}
-	held, err := s.Privileges(ctx, db, user)
+	held, err := s.privileges(ctx, db, user)
 	if err != nil || len(held) == 0 {
 		return err
 	}
@@ -230,10 +230,10 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 			return nil
 		}
 		if s.info.Flavor != ddl.FlavorPostgres {
-			if err := s.exec(ctx, ddl.RevokeGrant(s.Dialect(), db, user, ddl.Username{}, ddl.PostgresGrantScope{})); err != nil {
+			if err := s.exec(ctx, ddl.RevokeGrant(s.dialect(), db, user, ddl.Username{}, ddl.PostgresGrantScope{})); err != nil {
 				return err
 			}
-			left, err := s.Privileges(ctx, db, user)
+			left, err := s.privileges(ctx, db, user)
 			if err == nil && len(left) > 0 {
 				err = fmt.Errorf("%s: after revoking, %q still holds %v on %q", s.spec.describe(), user, left, db)
 			}
@@ -252,7 +252,7 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 		if err != nil {
 			return err
 		}
-		if err := s.exec(ctx, ddl.RevokeGrant(s.Dialect(), db, user, owner, g.scope)); err != nil {
+		if err := s.exec(ctx, ddl.RevokeGrant(s.dialect(), db, user, owner, g.scope)); err != nil {
 			return err
 		}
 		after, err := s.pgGrantRead(ctx, db, user, true)
@@ -276,7 +276,7 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user ddl.Username, desired ddl.PrivilegeSet) error {
 	read := func() (ddl.GrantHeld, *pgGrant, error) {
 		if s.info.Flavor != ddl.FlavorPostgres {
-			privs, err := s.Privileges(ctx, db, user)
+			privs, err := s.privileges(ctx, db, user)
 			return ddl.HeldEverywhere(privs), nil, err
 		}
 		g, err := s.pgGrantRead(ctx, db, user, true)
@@ -310,7 +310,7 @@ func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user 
 	if diff.Empty() {
 		return nil
 	}
-	if err := s.exec(ctx, ddl.SyncGrant(s.Dialect(), db, user, owner, scope, diff)); err != nil {
+	if err := s.exec(ctx, ddl.SyncGrant(s.dialect(), db, user, owner, scope, diff)); err != nil {
 		if codesPrincipalMissing[codeOf(err)] {
 			if _, found, lerr := s.LoginIdentity(ctx, user); lerr == nil && !found {
 				return ddl.ErrGrantUserMissing(s.spec.Name, user)
@@ -350,7 +350,7 @@ func PrincipalMismatchWhy(v Verdict) string {
 // update one catalog row at once ("tuple concurrently updated" is retried
 // as transient anyway). The order is always database, then principal.
 func (s *Server) withGrantLock(ctx context.Context, db ddl.DatabaseName, user ddl.Username, fn func(context.Context) error) error {
-	return s.WithLock(ctx, db, func(ctx context.Context) error {
+	return s.withLock(ctx, db, func(ctx context.Context) error {
 		conn, ok := ctx.Value(lockedConnKey{}).(*sql.Conn)
 		if !ok {
 			return errors.New("internal error: principal lock taken outside a tenant lock")

@@ -224,7 +224,7 @@ func TestGrantStatementNeverCreatesAccount(t *testing.T) {
 		ghost := e.newUser("race")
 		diff := ddl.GrantHeld{}.Diff(e.s.Info(), mustPrivileges(t, e.engine, "SELECT"))
 		scope := ddl.PostgresGrantScope{Schemas: []ddl.SchemaName{must(ddl.NewCatalogSchemaName("public"))}}
-		err := e.s.exec(e.ctx, ddl.SyncGrant(e.s.Dialect(), db, ghost, owner, scope, diff))
+		err := e.s.exec(e.ctx, ddl.SyncGrant(e.s.dialect(), db, ghost, owner, scope, diff))
 		if err == nil {
 			t.Fatal("a grant to a missing principal succeeded")
 		}
@@ -252,7 +252,7 @@ func must[T any](v T, err error) T {
 // TestGrantOptionIsRevoked: an out-of-band WITH GRANT OPTION shows as
 // drift and is revoked, the privileges themselves kept. On PostgreSQL it
 // was invisible (is_grantable ignored) and the sync dropped its revoke;
-// both the Dialect path (Privileges + SyncPrivileges) and the tenant-grant
+// both the Dialect path (privileges + SyncPrivileges) and the tenant-grant
 // path are checked, on the database, a table and default privileges.
 func TestGrantOptionIsRevoked(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *env) {
@@ -311,9 +311,9 @@ SELECT (SELECT count(*) FROM pg_database d, aclexplode(d.datacl) a, g WHERE a.gr
 			t.Errorf("the privileges changed with the grant option: %v -> %v", before, after)
 		}
 
-		// The Dialect path: Privileges reports it, SyncPrivileges revokes it.
+		// The Dialect path: privileges reports it, SyncPrivileges revokes it.
 		grantOption()
-		got, err := e.s.Privileges(e.ctx, db, grantee)
+		got, err := e.s.privileges(e.ctx, db, grantee)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,7 +326,7 @@ SELECT (SELECT count(*) FROM pg_database d, aclexplode(d.datacl) a, g WHERE a.gr
 		if n := grantable(); n != 0 {
 			t.Errorf("SyncPrivileges: %d grantable entries left", n)
 		}
-		if got, err := e.s.Privileges(e.ctx, db, grantee); err != nil || !sel.Equal(e.s.Info(), got) {
+		if got, err := e.s.privileges(e.ctx, db, grantee); err != nil || !sel.Equal(e.s.Info(), got) {
 			t.Errorf("after SyncPrivileges: %v, %v", privNames(got), err)
 		}
 	})

@@ -70,7 +70,7 @@ func (s *Server) finishHalfMade(ctx context.Context, user ddl.Username, want ddl
 	if !ok || want.DBIdentity == "" || got != want {
 		return ddl.ErrPreExistingOwnerUser(s.spec.Name, s.spec.Engine, want.Database, user)
 	}
-	finish := s.Dialect().SetPassword(user, pw, false)
+	finish := s.dialect().SetPassword(user, pw, false)
 	finish.Statements = append(finish.Statements, plan.Tail(1).Statements...)
 	finish.Undo = plan.Undo
 	return s.exec(ctx, finish)

@@ -216,7 +216,7 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	mark := ddl.NewClaimMark()
 	var st *DatabaseState
 	var id Identity
-	err := s.WithLock(ctx, db, func(ctx context.Context) error {
+	err := s.withLock(ctx, db, func(ctx context.Context) error {
 		if s.info.Flavor == ddl.FlavorPostgres {
 			var err error
 			if st, err = s.claimPostgres(ctx, db, cs, co); err != nil {
@@ -225,7 +225,7 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 			id, err = s.identityOf(ctx, st)
 			return err
 		}
-		plan := s.Dialect().CreateMarkedDatabase(db, cs, co, mark)
+		plan := s.dialect().CreateMarkedDatabase(db, cs, co, mark)
 		var err error
 		if f := fault(FaultClaimLostBefore, db.String()); f != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], f)
@@ -235,7 +235,7 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 		if f := fault(FaultClaimLostAfter, db.String()); err == nil && f != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], f)
 		}
-		if IsDatabaseExists(err) {
+		if isDatabaseExists(err) {
 			return ddl.ErrDatabasePreExists(s.spec.Name, db)
 		}
 		if err != nil && Classify(err) == OutcomeUnknown && ddl.StoresClaimMark(s.info) {
@@ -277,12 +277,12 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 // AlterOwnDatabase is AlterDatabase after checking, under the tenant's lock,
 // that the database is still the recorded object.
 func (s *Server) AlterOwnDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.Charset, co ddl.Collation, recorded Identity) error {
-	plan, err := s.Dialect().AlterDatabase(db, cs, co)
+	plan, err := s.dialect().AlterDatabase(db, cs, co)
 	if err != nil {
 		return err
 	}
 	defer s.invalidateDatabase(db)
-	return s.WithLock(ctx, db, func(ctx context.Context) error {
+	return s.withLock(ctx, db, func(ctx context.Context) error {
 		c, err := s.CheckIdentity(ctx, db, recorded)
 		if err != nil {
 			return err
@@ -314,7 +314,7 @@ func (s *Server) DropOwnDatabase(ctx context.Context, db ddl.DatabaseName, recor
 	defer s.invalidateDatabase(db)
 	outcome := Dropped
 	var c Check
-	err := s.WithLock(ctx, db, func(ctx context.Context) error {
+	err := s.withLock(ctx, db, func(ctx context.Context) error {
 		var err error
 		if c, err = s.CheckIdentity(ctx, db, recorded); err != nil {
 			return err

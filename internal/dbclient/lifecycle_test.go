@@ -204,7 +204,7 @@ func TestOwnerLogin(t *testing.T) {
 			if len(got) != len(ddl.MySQLDBColumns(e.s.Info())) || got["Grant_priv"] {
 				t.Errorf("owner's mysql.db row: %v", got)
 			}
-			if privs, err := e.s.Privileges(e.ctx, db, owner); err != nil || !mustPrivileges(t, e.engine, "ALL PRIVILEGES").Equal(e.s.Info(), privs) {
+			if privs, err := e.s.privileges(e.ctx, db, owner); err != nil || !mustPrivileges(t, e.engine, "ALL PRIVILEGES").Equal(e.s.Info(), privs) {
 				t.Errorf("Privileges(owner) = %v, %v; want ALL", privNames(privs), err)
 			}
 		}
@@ -237,7 +237,7 @@ func TestOwnerLogin(t *testing.T) {
 func TestSetPassword(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *env) {
 		db, owner := e.newTenant("pwd", "Old-pw-1")
-		d := e.s.Dialect()
+		d := e.s.dialect()
 		if err := e.s.Exec(e.ctx, d.SetPassword(owner, mustPassword(t, "New-pw-2"), true)); err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +262,7 @@ func TestRotateOwner(t *testing.T) {
 		exec(t, conn, "CREATE TABLE made_by_old (id int PRIMARY KEY)", "INSERT INTO made_by_old VALUES (1), (2)")
 		conn.Close()
 
-		handover, drop := ddl.RotateOwner(e.s.Dialect(), db, old, newOwner, mustPassword(t, "New-owner-pw"),
+		handover, drop := ddl.RotateOwner(e.s.dialect(), db, old, newOwner, mustPassword(t, "New-owner-pw"),
 			mustPrivileges(t, e.engine, "ALL PRIVILEGES"), ddl.ClaimMark{}, true, ddl.DefaultACLs{})
 		if err := e.s.Exec(e.ctx, handover); err != nil {
 			t.Fatalf("handover: %v", err)
@@ -331,7 +331,7 @@ func TestDropLogin(t *testing.T) {
 		exec(t, conn, "CREATE TABLE keep_me (id int)", "INSERT INTO keep_me VALUES (7)")
 		conn.Close()
 
-		plan := e.s.Dialect().DropLogin(db, owner)
+		plan := e.s.dialect().DropLogin(db, owner)
 		if err := e.s.Exec(e.ctx, plan); err != nil {
 			t.Fatal(err)
 		}

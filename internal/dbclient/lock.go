@@ -15,11 +15,11 @@ import (
 
 const lockWait = 60 * time.Second
 
-// WithLock runs fn while holding a server-wide advisory lock named after one
+// withLock runs fn while holding a server-wide advisory lock named after one
 // tenant, so two concurrent applies never interleave their statements on it.
 // The lock lives on a dedicated connection (both locks are per session) and
 // is released when fn returns, or by the server if the connection dies.
-func (s *Server) WithLock(ctx context.Context, tenant ddl.DatabaseName, fn func(context.Context) error) error {
+func (s *Server) withLock(ctx context.Context, tenant ddl.DatabaseName, fn func(context.Context) error) error {
 	if _, held := ctx.Value(lockedConnKey{}).(*sql.Conn); held {
 		return fn(ctx) // already inside a lock of this operation
 	}

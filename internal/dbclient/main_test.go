@@ -87,7 +87,7 @@ func newEnv(t *testing.T, engine string) *env {
 	// Cleanups run last-in first-out: the registry closes its pools first,
 	// then the superuser drops what the test made.
 	t.Cleanup(e.dropAll)
-	e.reg = NewRegistry()
+	e.reg = newRegistry()
 	t.Cleanup(e.reg.Close)
 	s, err := e.reg.Server(e.ctx, adminSpec(t, ts, ts.Admin))
 	if err != nil {
@@ -255,7 +255,7 @@ func (e *env) mustLoginFail(user, pw, database string) {
 		db.Close()
 		e.t.Fatalf("log in as %s on %q succeeded, want refused", user, database)
 	}
-	if !IsAccessDenied(err) {
+	if !isAccessDenied(err) {
 		e.t.Fatalf("log in as %s on %q: %v, want an access-denied error", user, database, err)
 	}
 }

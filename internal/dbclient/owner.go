@@ -193,7 +193,7 @@ func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, us
 		if err != nil {
 			continue // not a name tenantdb could manage: not an owner of ours
 		}
-		held, err := s.Privileges(ctx, db, u)
+		held, err := s.privileges(ctx, db, u)
 		if err != nil {
 			return err
 		}
@@ -213,7 +213,7 @@ func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, us
 func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password, privs ddl.PrivilegeSet) (Identity, error) {
 	defer s.invalidateDatabase(db)
 	var id Identity
-	err := s.WithLock(ctx, db, func(ctx context.Context) error {
+	err := s.withLock(ctx, db, func(ctx context.Context) error {
 		if err := s.checkOwnerConflict(ctx, db, user); err != nil {
 			return err
 		}
@@ -221,7 +221,7 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		if err != nil {
 			return err
 		}
-		create := ddl.MarkOwnerLogin(s.Dialect(), ddl.CreateMarkedOwner(s.Dialect(), db, user, pw, privs, ddl.NewClaimMark()), user, mark)
+		create := ddl.MarkOwnerLogin(s.dialect(), ddl.CreateMarkedOwner(s.dialect(), db, user, pw, privs, ddl.NewClaimMark()), user, mark)
 		plan, err := s.withAdminDefaultsHandedTo(ctx, db, user, create)
 		if err != nil {
 			return err
@@ -235,7 +235,7 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		if f := fault(FaultOwnerClaimLostAfter, user.String()); err == nil && f != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], f)
 		}
-		if IsUserExists(err) {
+		if isUserExists(err) {
 			// An earlier apply of this resource, killed after its CREATE,
 			// left the login: finish it when its mark proves it ours.
 			if err = s.finishHalfMade(ctx, user, mark, pw, plan); err != nil {
@@ -283,7 +283,7 @@ func (s *Server) errLoginNotOurs(user ddl.Username, c Check) error {
 // changes with the password).
 func (s *Server) SetOwnerPassword(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password, retainCurrent bool, recorded Identity) (Identity, error) {
 	var id Identity
-	err := s.WithLock(ctx, db, func(ctx context.Context) error {
+	err := s.withLock(ctx, db, func(ctx context.Context) error {
 		c, err := s.CheckLogin(ctx, user, recorded)
 		if err != nil {
 			return err
@@ -294,7 +294,7 @@ func (s *Server) SetOwnerPassword(ctx context.Context, db ddl.DatabaseName, user
 		if err := s.requireAdministers(ctx, user); err != nil {
 			return err
 		}
-		if err := s.exec(ctx, s.Dialect().SetPassword(user, pw, retainCurrent)); err != nil {
+		if err := s.exec(ctx, s.dialect().SetPassword(user, pw, retainCurrent)); err != nil {
 			return err
 		}
 		id, _, err = s.LoginIdentity(ctx, user)
@@ -305,11 +305,11 @@ func (s *Server) SetOwnerPassword(ctx context.Context, db ddl.DatabaseName, user
 
 // DiscardOldOwnerPassword ends a retained password (MySQL 8.0.14+; nothing elsewhere).
 func (s *Server) DiscardOldOwnerPassword(ctx context.Context, db ddl.DatabaseName, user ddl.Username) error {
-	p := s.Dialect().DiscardOldPassword(user)
+	p := s.dialect().DiscardOldPassword(user)
 	if p.Empty() {
 		return nil
 	}
-	return s.WithLock(ctx, db, func(ctx context.Context) error { return s.exec(ctx, p) })
+	return s.withLock(ctx, db, func(ctx context.Context) error { return s.exec(ctx, p) })
 }
 
 // SyncOwnerPrivileges is SyncPrivileges for the owner, after checking it is
@@ -317,7 +317,7 @@ func (s *Server) DiscardOldOwnerPassword(ctx context.Context, db ddl.DatabaseNam
 // database: there it re-asserts ownership when it was lost.
 func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs ddl.PrivilegeSet, recorded Identity) error {
 	defer s.invalidateDatabase(db)
-	return s.WithLock(ctx, db, func(ctx context.Context) error {
+	return s.withLock(ctx, db, func(ctx context.Context) error {
 		c, err := s.CheckLogin(ctx, user, recorded)
 		if err != nil {
 			return err
@@ -339,7 +339,7 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 			}
 			return s.exec(ctx, ddl.MakeDatabaseOwner(db, user))
 		}
-		return s.SyncPrivileges(ctx, db, user, privs)
+		return s.syncPrivileges(ctx, db, user, privs)
 	})
 }
 
@@ -350,7 +350,7 @@ func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 	defer s.invalidateDatabase(db)
 	outcome := Dropped
 	var c Check
-	err := s.WithLock(ctx, db, func(ctx context.Context) error {
+	err := s.withLock(ctx, db, func(ctx context.Context) error {
 		var err error
 		if c, err = s.CheckLogin(ctx, user, recorded); err != nil {
 			return err
@@ -366,7 +366,7 @@ func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		if err := fault(FaultDropOldOwner, user.String()); err != nil {
 			return err
 		}
-		drop, err := s.withDefaultsHandedToAdmin(ctx, db, user, s.Dialect().DropLogin(db, user))
+		drop, err := s.withDefaultsHandedToAdmin(ctx, db, user, s.dialect().DropLogin(db, user))
 		if err != nil {
 			return err
 		}
@@ -385,7 +385,7 @@ func (s *Server) dropOwnerLocked(ctx context.Context, db ddl.DatabaseName, user 
 	if err := fault(FaultDropOldOwner, user.String()); err != nil {
 		return err
 	}
-	return s.exec(ctx, s.Dialect().DropLogin(db, user))
+	return s.exec(ctx, s.dialect().DropLogin(db, user))
 }
 
 // requireAdministers refuses (MissingAdminRights, naming the fix) when

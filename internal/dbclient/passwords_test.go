@@ -52,7 +52,7 @@ func TestHostilePasswords(t *testing.T) {
 
 			// And through ALTER: rotate to the next hostile password.
 			next := hostilePasswords[(i+1)%len(hostilePasswords)]
-			if err := e.s.Exec(e.ctx, e.s.Dialect().SetPassword(owner, mustPassword(t, next), false)); err != nil {
+			if err := e.s.Exec(e.ctx, e.s.dialect().SetPassword(owner, mustPassword(t, next), false)); err != nil {
 				assertNoSecretForms(t, err, "[redacted]", next)
 				t.Fatalf("password #%d: SetPassword: %v", i, err)
 			}

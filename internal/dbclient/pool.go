@@ -49,13 +49,13 @@ type Registry struct {
 	reads    atomic.Int64 // read queries sent, all servers
 }
 
-// NewRegistry returns an empty registry; a provider process has one.
-func NewRegistry() *Registry { return &Registry{servers: map[string]*Server{}} }
+// newRegistry returns an empty registry; a provider process has one.
+func newRegistry() *Registry { return &Registry{servers: map[string]*Server{}} }
 
-// NewRegistryWithLogger is NewRegistry whose servers report every statement
+// NewRegistryWithLogger is newRegistry whose servers report every statement
 // they execute (redacted: no secret literal ever reaches log).
 func NewRegistryWithLogger(log Logger) *Registry {
-	r := NewRegistry()
+	r := newRegistry()
 	r.log = log
 	return r
 }
@@ -120,7 +120,7 @@ type Server struct {
 	// exiting holds the backend PIDs of tenant-pool connections this
 	// process has closed, with when. Closing a connection only asks its
 	// backend to exit, so for a moment it is still in pg_stat_activity;
-	// Sessions must not report it as foreign (DROP DATABASE itself waits
+	// sessions must not report it as foreign (DROP DATABASE itself waits
 	// up to 5 s for such backends to go).
 	exiting map[int]time.Time
 }
@@ -138,11 +138,8 @@ const exitingGrace = 30 * time.Second
 // Info is the detected flavor and version.
 func (s *Server) Info() ddl.ServerInfo { return s.info }
 
-// Dialect renders for this server.
-func (s *Server) Dialect() ddl.Dialect { return ddl.NewDialect(s.info) }
-
-// Spec is how this server is reached.
-func (s *Server) Spec() Spec { return s.spec }
+// dialect renders for this server.
+func (s *Server) dialect() ddl.Dialect { return ddl.NewDialect(s.info) }
 
 func (s *Server) init(ctx context.Context) error {
 	s.initMu.Lock()

@@ -43,19 +43,19 @@ func TestPoolReuse(t *testing.T) {
 			}},
 			{"login exists", func(ctx context.Context) error { _, err := e.s.LoginExists(ctx, owner); return err }},
 			{"grant ALL", func(ctx context.Context) error { return e.s.SyncPrivileges(ctx, db, grantee, all) }},
-			{"read privileges", func(ctx context.Context) error { _, err := e.s.Privileges(ctx, db, grantee); return err }},
+			{"read privileges", func(ctx context.Context) error { _, err := e.s.privileges(ctx, db, grantee); return err }},
 			{"narrow", func(ctx context.Context) error {
 				return e.s.SyncPrivileges(ctx, db, grantee, mustPrivileges(t, e.engine, "SELECT", "DELETE"))
 			}},
 			{"swap", func(ctx context.Context) error {
 				return e.s.SyncPrivileges(ctx, db, grantee, mustPrivileges(t, e.engine, "SELECT", "INSERT"))
 			}},
-			{"read privileges", func(ctx context.Context) error { _, err := e.s.Privileges(ctx, db, grantee); return err }},
+			{"read privileges", func(ctx context.Context) error { _, err := e.s.privileges(ctx, db, grantee); return err }},
 			{"revoke all", func(ctx context.Context) error { return e.s.RevokeAll(ctx, db, grantee) }},
 			{"set password", func(ctx context.Context) error {
-				return e.s.Exec(ctx, e.s.Dialect().SetPassword(owner, mustPassword(t, "Pool-owner-2"), false))
+				return e.s.Exec(ctx, e.s.dialect().SetPassword(owner, mustPassword(t, "Pool-owner-2"), false))
 			}},
-			{"sessions", func(ctx context.Context) error { _, err := e.s.Sessions(ctx, db); return err }},
+			{"sessions", func(ctx context.Context) error { _, err := e.s.sessions(ctx, db); return err }},
 			{"create second database", func(ctx context.Context) error { return e.s.CreateDatabase(ctx, db2, cs, co) }},
 			{"alter second database", func(ctx context.Context) error {
 				err := e.s.AlterDatabase(ctx, db2, cs, co)
@@ -66,7 +66,7 @@ func TestPoolReuse(t *testing.T) {
 			}},
 			{"read second database", func(ctx context.Context) error { _, err := e.s.Database(ctx, db2); return err }},
 			{"drop second database", func(ctx context.Context) error { return e.s.DropDatabase(ctx, db2) }},
-			{"drop login", func(ctx context.Context) error { return e.s.Exec(ctx, e.s.Dialect().DropLogin(db, owner)) }},
+			{"drop login", func(ctx context.Context) error { return e.s.Exec(ctx, e.s.dialect().DropLogin(db, owner)) }},
 			{"login gone", func(ctx context.Context) error {
 				if ok, err := e.s.LoginExists(ctx, owner); err != nil || ok {
 					return fmt.Errorf("exists %v, %v", ok, err)
@@ -89,7 +89,7 @@ func TestPoolReuse(t *testing.T) {
 	})
 }
 
-// TestAdvisoryLock: two WithLock calls on one tenant never overlap; a lock
+// TestAdvisoryLock: two withLock calls on one tenant never overlap; a lock
 // on another tenant is not blocked by them.
 func TestAdvisoryLock(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *env) {
@@ -107,7 +107,7 @@ func TestAdvisoryLock(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				err := e.s.WithLock(e.ctx, tenant, func(context.Context) error {
+				err := e.s.withLock(e.ctx, tenant, func(context.Context) error {
 					record("enter " + who)
 					holding <- struct{}{}
 					time.Sleep(300 * time.Millisecond)
@@ -123,7 +123,7 @@ func TestAdvisoryLock(t *testing.T) {
 		// is free.
 		<-holding
 		start := time.Now()
-		if err := e.s.WithLock(e.ctx, other, func(context.Context) error { record("other"); return nil }); err != nil {
+		if err := e.s.withLock(e.ctx, other, func(context.Context) error { record("other"); return nil }); err != nil {
 			t.Error(err)
 		}
 		if d := time.Since(start); d > 250*time.Millisecond {

@@ -93,7 +93,7 @@ func (e *env) pgDatabaseHeld(db ddl.DatabaseName, grantee ddl.Username) []string
 }
 
 // TestSyncPrivileges walks a grantee through ALL PRIVILEGES → [SELECT,
-// DELETE] → [SELECT, INSERT] → RevokeAll, reading back with Privileges and
+// DELETE] → [SELECT, INSERT] → RevokeAll, reading back with privileges and
 // with the superuser's catalog. On PostgreSQL tables created by the owner
 // before and after each step prove that default privileges follow. Each
 // step runs statements (the statement log shows them); the same desired
@@ -137,7 +137,7 @@ func TestSyncPrivileges(t *testing.T) {
 			exec(t, ownerConn, fmt.Sprintf("CREATE TABLE %s (id int)", table))
 			tables = append(tables, table)
 
-			got, err := e.s.Privileges(e.ctx, db, grantee)
+			got, err := e.s.privileges(e.ctx, db, grantee)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +211,7 @@ func TestSyncPrivileges(t *testing.T) {
 		if err := e.s.RevokeAll(e.ctx, db, grantee); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := e.s.Privileges(e.ctx, db, grantee); err != nil || len(got) != 0 {
+		if got, err := e.s.privileges(e.ctx, db, grantee); err != nil || len(got) != 0 {
 			t.Errorf("after RevokeAll: Privileges = %v, %v", privNames(got), err)
 		}
 		if e.isPG() {
@@ -255,7 +255,7 @@ func (e *env) mustLoginFailOrDenied(user, pw, database string) {
 }
 
 // TestOutOfBandSurplus: a right granted behind the provider's back shows up
-// in Privileges as surplus and the next sync revokes it. MariaDB: WITH
+// in privileges as surplus and the next sync revokes it. MariaDB: WITH
 // GRANT OPTION. PostgreSQL: CREATE on the database.
 func TestOutOfBandSurplus(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *env) {
@@ -277,7 +277,7 @@ func TestOutOfBandSurplus(t *testing.T) {
 				t.Fatalf("out-of-band grant did not land on the same mysql.db row: %v", keys(row))
 			}
 		}
-		got, err := e.s.Privileges(e.ctx, db, grantee)
+		got, err := e.s.privileges(e.ctx, db, grantee)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -290,7 +290,7 @@ func TestOutOfBandSurplus(t *testing.T) {
 		if err := e.s.SyncPrivileges(e.ctx, db, grantee, desired); err != nil {
 			t.Fatal(err)
 		}
-		got, err = e.s.Privileges(e.ctx, db, grantee)
+		got, err = e.s.privileges(e.ctx, db, grantee)
 		if err != nil || !desired.Equal(e.s.Info(), got) {
 			t.Errorf("after sync: Privileges = %v, %v; want [DELETE SELECT]", privNames(got), err)
 		}
@@ -312,7 +312,7 @@ func TestOutOfBandSurplus(t *testing.T) {
 		if err := e.s.RevokeAll(e.ctx, db, grantee); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := e.s.Privileges(e.ctx, db, grantee); err != nil || len(got) != 0 {
+		if got, err := e.s.privileges(e.ctx, db, grantee); err != nil || len(got) != 0 {
 			t.Errorf("after RevokeAll: Privileges = %v, %v", privNames(got), err)
 		}
 		if e.isPG() {

@@ -49,30 +49,12 @@ func (s *Server) databaseDirect(ctx context.Context, name ddl.DatabaseName) (*Da
 	return &st, nil
 }
 
-// LoginExists reports whether a login ('user'@'%' on MySQL) or role exists.
-func (s *Server) LoginExists(ctx context.Context, user ddl.Username) (bool, error) {
-	var one int
-	err := s.query(ctx, func(ctx context.Context, db queryer) error {
-		if s.spec.Engine == ddl.EnginePostgres {
-			return db.QueryRowContext(ctx, `SELECT 1 FROM pg_roles WHERE rolname = $1`, user.String()).Scan(&one)
-		}
-		return db.QueryRowContext(ctx, `SELECT 1 FROM mysql.user WHERE User = ? AND Host = '%'`, user.String()).Scan(&one)
-	})
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, s.readError("read login "+user.String(), err)
-	}
-	return true, nil
-}
-
-// Privileges reads what grantee holds on database, as canonical names.
+// privileges reads what grantee holds on database, as canonical names.
 // MySQL: the mysql.db row for 'grantee'@'%' on the escaped name (the form
 // this provider grants), including GRANT OPTION when set. PostgreSQL:
 // CREATE/TEMPORARY from the database ACL and table privileges from the
 // default privileges the database owner gives in schema public.
-func (s *Server) Privileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
+func (s *Server) privileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
 	var out []ddl.Privilege
 	var err error
 	if s.spec.Engine == ddl.EnginePostgres {
@@ -111,11 +93,11 @@ func (s *Server) mysqlPrivileges(ctx context.Context, database ddl.DatabaseName,
 	return mysqlDBPrivileges(s.info, vals), nil
 }
 
-// refreshPrivileges is Privileges for a refresh: MySQL/MariaDB serve it
+// refreshPrivileges is privileges for a refresh: MySQL/MariaDB serve it
 // from the accounts snapshot (catalog_accounts.go).
 func (s *Server) refreshPrivileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
 	if s.spec.Engine == ddl.EnginePostgres {
-		return s.Privileges(ctx, database, grantee)
+		return s.privileges(ctx, database, grantee)
 	}
 	vals, err := s.snapshotGrantRow(ctx, mysqlDBColumnNames(s.info), grantee, ddl.MySQLGrantPattern(database))
 	if err != nil {
@@ -181,7 +163,7 @@ func (s Session) String() string {
 	return fmt.Sprintf("pid %d user %q application %q from %s", s.PID, s.User, s.Application, s.Client)
 }
 
-// Sessions lists sessions in a PostgreSQL database other than this
+// sessions lists sessions in a PostgreSQL database other than this
 // process's own (closed first; their backends may still be exiting and are
 // left out). Without pg_read_all_stats the admin sees other roles' sessions
 // with client_addr and client_port NULL, which must not read as "local
@@ -193,7 +175,7 @@ func (s Session) String() string {
 // session whose role was dropped while it stayed connected (the owner
 // login a destroy just dropped) has no name left: it is named by the
 // role's OID, never as user "".
-func (s *Server) Sessions(ctx context.Context, database ddl.DatabaseName) ([]Session, error) {
+func (s *Server) sessions(ctx context.Context, database ddl.DatabaseName) ([]Session, error) {
 	if s.spec.Engine != ddl.EnginePostgres {
 		return nil, nil
 	}

@@ -27,7 +27,7 @@ import (
 func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new ddl.Username, pw ddl.Password,
 	privs ddl.PrivilegeSet, recordedOld Identity, dropOld bool) (newID Identity, dropErr, err error) {
 	defer s.invalidateDatabase(db)
-	err = s.WithLock(ctx, db, func(ctx context.Context) error {
+	err = s.withLock(ctx, db, func(ctx context.Context) error {
 		oldCheck, err := s.CheckLogin(ctx, old, recordedOld)
 		if err != nil {
 			return err
@@ -45,9 +45,9 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 		if err != nil {
 			return err
 		}
-		handover = ddl.MarkOwnerLogin(s.Dialect(), handover, new, mark)
+		handover = ddl.MarkOwnerLogin(s.dialect(), handover, new, mark)
 		if err := s.exec(ctx, handover); err != nil {
-			if !IsUserExists(err) {
+			if !isUserExists(err) {
 				return err
 			}
 			// An earlier apply of this rotation, killed after its CREATE,
@@ -84,7 +84,7 @@ func (s *Server) prepareRotation(ctx context.Context, db ddl.DatabaseName, old, 
 			return ddl.Plan{}, err
 		}
 	}
-	handover, _ := ddl.RotateOwner(s.Dialect(), db, old, new, pw, privs, ddl.NewClaimMark(), takeOver, defaults)
+	handover, _ := ddl.RotateOwner(s.dialect(), db, old, new, pw, privs, ddl.NewClaimMark(), takeOver, defaults)
 	return handover, nil
 }
 

@@ -392,7 +392,7 @@ func TestDropDatabaseGoesAhead(t *testing.T) {
 		if _, _, _, found := e.dbState(db); found {
 			t.Errorf("%s still exists on the server after DropDatabase returned nil", db)
 		}
-		drop := s.Dialect().DropDatabase(db)
+		drop := s.dialect().DropDatabase(db)
 		entries := log.since(mark)
 		if got, want := statements(entries), statements(planEntries(drop)); !slices.Equal(got, want) {
 			t.Errorf("the drop ran %q, want exactly %q", got, want)

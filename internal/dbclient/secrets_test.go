@@ -21,13 +21,13 @@ func TestSecretsNotInErrors(t *testing.T) {
 		// A wrong admin password.
 		spec := adminSpec(t, e.ts, e.ts.Admin)
 		spec.Password = mustPassword(t, pw)
-		reg := NewRegistry()
+		reg := newRegistry()
 		t.Cleanup(reg.Close)
 		_, err := reg.Server(e.ctx, spec)
 		if err == nil {
 			t.Fatal("connected with a wrong admin password")
 		}
-		if !IsAccessDenied(err) {
+		if !isAccessDenied(err) {
 			t.Errorf("wrong admin password: %v, want access denied", err)
 		}
 		t.Logf("wrong admin password: %v", err)
@@ -46,7 +46,7 @@ func TestSecretsNotInErrors(t *testing.T) {
 		// Setting the password of a login that does not exist: the server
 		// rejects a statement that carries the secret.
 		missing := e.newUser("secm")
-		err = e.s.Exec(e.ctx, e.s.Dialect().SetPassword(missing, mustPassword(t, pw), false))
+		err = e.s.Exec(e.ctx, e.s.dialect().SetPassword(missing, mustPassword(t, pw), false))
 		if err == nil {
 			t.Fatal("ALTER of a missing login succeeded")
 		}
@@ -105,7 +105,7 @@ func TestStatementLogRedacted(t *testing.T) {
 			t.Fatal(err)
 		}
 		entries := log.since(mark)
-		plan := s.Dialect().CreateOwner(db, user, mustPassword(t, secret), privs)
+		plan := s.dialect().CreateOwner(db, user, mustPassword(t, secret), privs)
 		if !strings.Contains(plan.Statements[0].String(), "'[redacted]'") {
 			t.Fatalf("the create-login statement is not redacted, nothing to compare: %s", plan.Statements[0])
 		}

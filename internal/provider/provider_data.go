@@ -30,7 +30,24 @@ type providerData struct {
 	caUnknownNames []string
 	// lockTimeout bounds every statement's wait for a lock (0: the default).
 	lockTimeout time.Duration
+	// grantServerFor replaces connect for tenantdb_tenant_grant when set
+	// (unit tests: a fake server); nil in the provider.
+	grantServerFor func(ctx context.Context, ref serverRef) (grantServer, error)
 }
+
+// grantServer is what tenantdb_tenant_grant calls on a server: every
+// operation checks the recorded identities itself. *dbclient.Server
+// satisfies it; unit tests use a fake to drive Read's drift handling
+// without a server.
+type grantServer interface {
+	Info() ddl.ServerInfo
+	CreateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username, desired ddl.PrivilegeSet) (dbclient.GrantIdentity, error)
+	ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (dbclient.GrantState, error)
+	UpdateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username, desired ddl.PrivilegeSet, recorded dbclient.GrantIdentity) error
+	RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded dbclient.GrantIdentity) (dbclient.GrantRevoke, error)
+}
+
+var _ grantServer = (*dbclient.Server)(nil)
 
 // caCert is the PEM the provider's ca_certs gives server ("" for none: the
 // system roots); known is false while ca_certs (or its entry) is unknown.
@@ -119,6 +136,18 @@ func (d *providerData) connect(ctx context.Context, ref serverRef) (*dbclient.Se
 		spec.CAPEM = ca
 	}
 	return d.registry.Server(ctx, spec)
+}
+
+// connectGrant is connect for tenantdb_tenant_grant.
+func (d *providerData) connectGrant(ctx context.Context, ref serverRef) (grantServer, error) {
+	if d != nil && d.grantServerFor != nil {
+		return d.grantServerFor(ctx, ref)
+	}
+	srv, err := d.connect(ctx, ref)
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	return srv, nil
 }
 
 // connectOrReport is connect for CRUD: a failure becomes an error diagnostic.

@@ -270,8 +270,9 @@ func (r *tenantGrantResource) Create(ctx context.Context, req resource.CreateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	srv, ok := r.data.connectOrReport(ctx, t.ref, &resp.Diagnostics)
-	if !ok {
+	srv, err := r.data.connectGrant(ctx, t.ref)
+	if err != nil {
+		addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q", t.ref.Name), err)
 		return
 	}
 	ids, err := srv.CreateGrant(ctx, t.db, t.user, t.privs)
@@ -299,7 +300,7 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 		return
 	}
 	object := fmt.Sprintf("grant on database %q to %q on server %q", t.db, t.user, t.ref.Name)
-	srv, err := r.data.connect(ctx, t.ref)
+	srv, err := r.data.connectGrant(ctx, t.ref)
 	var st dbclient.GrantState
 	if err == nil {
 		st, err = srv.ReadGrant(ctx, t.db, t.user)
@@ -421,7 +422,7 @@ func (r *tenantGrantResource) Update(ctx context.Context, req resource.UpdateReq
 		addError(&resp.Diagnostics, doing, err)
 		resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 	}
-	srv, err := r.data.connect(ctx, t.ref)
+	srv, err := r.data.connectGrant(ctx, t.ref)
 	if err != nil {
 		keepOld(err, fmt.Sprintf("connect to server %q", t.ref.Name))
 		return
@@ -460,7 +461,7 @@ func (r *tenantGrantResource) Delete(ctx context.Context, req resource.DeleteReq
 		notRevoked("No identity is recorded for this grant, so nothing proves the database and principal are the ones it was made for.")
 		return
 	}
-	srv, err := r.data.connect(ctx, t.ref)
+	srv, err := r.data.connectGrant(ctx, t.ref)
 	if err != nil {
 		addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q to revoke the grant on database %q to %q (it stays in state; destroy again when the server is reachable)",
 			t.ref.Name, t.db, t.user), err)
