@@ -209,7 +209,7 @@ func hostileCases(engine string) []hostileCase {
 	owner := func(db, user, extra string) func(string) string {
 		return func(label string) string {
 			return fmt.Sprintf("resource \"tenantdb_tenant_owner\" %q {\n  server      = tenantdb_db_server.main.ref\n"+
-				"  database    = %s\n  username    = %s\n  password_wo = \"Hostile-pw-1\"\n%s}\n", label, db, user, extra)
+				"  database    = %s\n  username    = %s\n  password_wo = \"Hostile-pw-1\"\n  password_wo_version = 1\n%s}\n", label, db, user, extra)
 		}
 	}
 	grant := func(db, user, privs string) func(string) string {
@@ -559,7 +559,7 @@ func TestHostileInput_reservedUsernamesValidated(t *testing.T) {
 	}
 	owner := func(label, serverLabel, user string) string {
 		return fmt.Sprintf("resource \"tenantdb_tenant_owner\" %q {\n  server      = tenantdb_db_server.%s.ref\n"+
-			"  database    = \"acme\"\n  username    = %s\n  password_wo = \"Hostile-pw-1\"\n}\n", label, serverLabel, hclQuote(user))
+			"  database    = \"acme\"\n  username    = %s\n  password_wo = \"Hostile-pw-1\"\n  password_wo_version = 1\n}\n", label, serverLabel, hclQuote(user))
 	}
 	var cases []hostileCase
 	for i, v := range hostileReserved {
@@ -650,14 +650,14 @@ func TestHostileInput_refusedAtApply(t *testing.T) {
 				l := label()
 				cases = append(cases, unknownCase{hclQuote(v),
 					fmt.Sprintf("resource \"tenantdb_tenant_owner\" %q {\n  server      = tenantdb_db_server.main.ref\n  database    = %q\n"+
-						"  username    = terraform_data.%s.output\n  password_wo = \"Hostile-pw-1\"\n}\n", l, base, l),
+						"  username    = terraform_data.%s.output\n  password_wo = \"Hostile-pw-1\"\n  password_wo_version = 1\n}\n", l, base, l),
 					want})
 			}
 			ownerDB := func(v string) {
 				l := label()
 				cases = append(cases, unknownCase{hclQuote(v),
 					fmt.Sprintf("resource \"tenantdb_tenant_owner\" %q {\n  server      = tenantdb_db_server.main.ref\n  database    = terraform_data.%s.output\n"+
-						"  username    = \"hostile_owner\"\n  password_wo = \"Hostile-pw-1\"\n}\n", l, l),
+						"  username    = \"hostile_owner\"\n  password_wo = \"Hostile-pw-1\"\n  password_wo_version = 1\n}\n", l, l),
 					"InvalidIdentifier: database name " + strconv.Quote(v)})
 			}
 			grant := func(v, want string) {
@@ -672,7 +672,7 @@ func TestHostileInput_refusedAtApply(t *testing.T) {
 				hcl := grantHCL(l, strconv.Quote(base), "hostile_reader", "terraform_data."+l+".output", "")
 				if resourceType == "owner" {
 					hcl = fmt.Sprintf("resource \"tenantdb_tenant_owner\" %q {\n  server      = tenantdb_db_server.main.ref\n  database    = %q\n"+
-						"  username    = \"hostile_owner\"\n  password_wo = \"Hostile-pw-1\"\n  privileges  = terraform_data.%s.output\n}\n", l, base, l)
+						"  username    = \"hostile_owner\"\n  password_wo = \"Hostile-pw-1\"\n  password_wo_version = 1\n  privileges  = terraform_data.%s.output\n}\n", l, base, l)
 				}
 				cases = append(cases, unknownCase{hclList(v), hcl, "PrivilegeNotAllowed: privilege " + strconv.Quote(v)})
 			}
@@ -725,6 +725,7 @@ resource "tenantdb_tenant_owner" "late" {
   database    = %q
   username    = "LATE_GROUP"
   password_wo = "Hostile-pw-1"
+  password_wo_version = 1
 }
 `, base)
 			wants := []string{`OwnerUserReserved: owner username "LATE_GROUP"`}

@@ -22,7 +22,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
-	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
 var (
@@ -82,7 +81,7 @@ func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"engine": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "`mysql` (MySQL 8.0+, MariaDB 10.6+) or `postgres` (PostgreSQL 15+). Cannot change (`ImmutableAttribute`).",
-				Validators:          []validator.String{stringvalidator.OneOf(string(ddl.EngineMySQL), string(ddl.EnginePostgres))},
+				Validators:          []validator.String{engineValidator{}},
 				PlanModifiers:       []planmodifier.String{immutableString("the server's engine")},
 			},
 			"host": schema.StringAttribute{

@@ -216,6 +216,7 @@ resource "tenantdb_tenant_owner" "o" {
   database    = tenantdb_tenant_database.db.name
   username    = %q
   password_wo = "Some-pw-1"
+  password_wo_version = 1
   %s
 }
 `, user, privs)

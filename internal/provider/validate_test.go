@@ -53,6 +53,16 @@ resource "tenantdb_tenant_database" "t" {
 		{"bad deletion policy", db("mysql", "acme", `deletion_policy = "drop"`), `deletion_policy`},
 		{"bad server name", strings.Replace(server("mysql"), `"offline"`, `"Bad Name"`, 1), `InvalidIdentifier`},
 		{"bad engine", server("oracle"), `engine`},
+		{"mariadb engine", server("mariadb"), `MariaDB uses engine`},
+		{"postgresql engine", server("postgresql"), `PostgreSQL uses engine`},
+		{"password without version", server("mysql") + `
+resource "tenantdb_tenant_owner" "o" {
+  server      = tenantdb_db_server.main.ref
+  database    = "acme"
+  username    = "acme_app"
+  password_wo = "pw"
+}
+`, `Missing password_wo_version`},
 		{"bad tls", strings.Replace(server("mysql"), `username`, "tls = \"maybe\"\n  username", 1), `tls`},
 	}
 	for _, c := range cases {
