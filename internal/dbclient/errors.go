@@ -166,6 +166,14 @@ var (
 	}
 )
 
+// IsLoginRejected reports a server that refused the admin's login itself
+// (wrong password, or no such user): MySQL/MariaDB 1045, PostgreSQL 28P01
+// and 28000. The provider then says where the password came from.
+func IsLoginRejected(err error) bool {
+	c := codeOf(err)
+	return c == "mysql:1045" || c == "pg:28P01" || c == "pg:28000"
+}
+
 // isDatabaseExists reports a lost CREATE DATABASE claim.
 func isDatabaseExists(err error) bool { return codesDatabaseExists[codeOf(err)] }
 

@@ -77,16 +77,19 @@ func AdminPasswordEnv(server string) string {
 
 const adminPasswordEnvPrefix = "TENANTDB_ADMIN_PASSWORD_"
 
-// adminPassword finds the admin password of a server, or explains the ways
-// to supply it. The error never contains a password.
-func (d *providerData) adminPassword(server string) (ddl.Password, error) {
+// adminPassword finds the admin password of a server and says where it
+// came from, or explains the ways to supply it. The error never contains a
+// password.
+func (d *providerData) adminPassword(server string) (ddl.Password, string, error) {
 	if pw, ok := d.passwords[server]; ok && pw != "" {
-		return ddl.NewPassword(pw)
+		p, err := ddl.NewPassword(pw)
+		return p, fmt.Sprintf("the provider's admin_passwords[%q]", server), err
 	}
 	env := AdminPasswordEnv(server)
 	if env != "" {
 		if pw := os.Getenv(env); pw != "" {
-			return ddl.NewPassword(pw)
+			p, err := ddl.NewPassword(pw)
+			return p, "the environment variable " + env, err
 		}
 	}
 	if d.unknown {
@@ -94,16 +97,16 @@ func (d *providerData) adminPassword(server string) (ddl.Password, error) {
 		if env != "" {
 			how += ", or set " + env
 		}
-		return ddl.Password{}, fmt.Errorf("the admin password of server %q is not known yet: admin_passwords depends on values known only after apply; %s", server, how)
+		return ddl.Password{}, "", fmt.Errorf("the admin password of server %q is not known yet: admin_passwords depends on values known only after apply; %s", server, how)
 	}
 	if env == "" {
-		return ddl.Password{}, fmt.Errorf("no admin password for server %q: set admin_passwords = { %s = ... } in the provider block "+
+		return ddl.Password{}, "", fmt.Errorf("no admin password for server %q: set admin_passwords = { %s = ... } in the provider block "+
 			"(for example from a variable: TF_VAR_<name> in the environment). A server name containing '-' has no "+
 			"environment fallback, because %s%s would also be the variable of server %q",
 			server, hclKey(server), adminPasswordEnvPrefix, strings.ToUpper(strings.ReplaceAll(server, "-", "_")),
 			strings.ReplaceAll(server, "-", "_"))
 	}
-	return ddl.Password{}, fmt.Errorf("no admin password for server %q: set admin_passwords = { %s = ... } in the provider block, "+
+	return ddl.Password{}, "", fmt.Errorf("no admin password for server %q: set admin_passwords = { %s = ... } in the provider block, "+
 		"or the environment variable %s", server, hclKey(server), env)
 }
 
@@ -121,7 +124,7 @@ func (d *providerData) connect(ctx context.Context, ref serverRef) (*dbclient.Se
 	if err != nil {
 		return nil, err
 	}
-	pw, err := d.adminPassword(ref.Name)
+	pw, source, err := d.adminPassword(ref.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +138,12 @@ func (d *providerData) connect(ctx context.Context, ref serverRef) (*dbclient.Se
 		}
 		spec.CAPEM = ca
 	}
-	return d.registry.Server(ctx, spec)
+	srv, err := d.registry.Server(ctx, spec)
+	if err != nil && dbclient.IsLoginRejected(err) {
+		err = fmt.Errorf("%w\n\nThe server rejected the admin login %q. Its password came from %s: check that value "+
+			"(and that the login exists, with a host pattern that lets this machine in)", err, ref.Username, source)
+	}
+	return srv, err
 }
 
 // connectGrant is connect for tenantdb_tenant_grant.

@@ -92,15 +92,19 @@ func TestAdminPasswordLookup(t *testing.T) {
 		"main": "config-secret", "from_env": "env-secret", "both": "config-wins",
 		"a_b": "password-of-a_b", "c-d": "config-of-c-d",
 	} {
-		pw, err := d.adminPassword(server)
+		pw, source, err := d.adminPassword(server)
 		if err != nil || pw.Reveal() != want {
 			t.Errorf("adminPassword(%q) = %v, want the %s value", server, err, want)
+		}
+		// A rejected login names where its password came from.
+		if wantSource := map[bool]string{true: "admin_passwords", false: "TENANTDB_ADMIN_PASSWORD_"}[strings.HasPrefix(want, "config")]; !strings.Contains(source, wantSource) {
+			t.Errorf("adminPassword(%q) came from %q, want it to name %s", server, source, wantSource)
 		}
 	}
 
 	// a-b never reads a_b's variable, so a_b's password is never sent to
 	// a-b's host; the error says why and how to supply it.
-	pw, err := d.adminPassword("a-b")
+	pw, _, err := d.adminPassword("a-b")
 	if err == nil {
 		t.Fatalf(`adminPassword("a-b") = %q from a_b's variable, want an error`, pw.Reveal())
 	}
@@ -114,7 +118,7 @@ func TestAdminPasswordLookup(t *testing.T) {
 		t.Error("the error contains a password")
 	}
 
-	_, err = d.adminPassword("missing_one")
+	_, _, err = d.adminPassword("missing_one")
 	if err == nil {
 		t.Fatal("a missing password was not an error")
 	}

@@ -327,7 +327,7 @@ provider "tenantdb" {
 					errorStep("DatabasePreExists", `DatabasePreExists`, hcl+tenantDatabaseHCL(pre, ""),
 						func() { s.exec(t, "", "CREATE DATABASE "+s.ident(pre)) }),
 					// The server's own errors.
-					errorStep("wrong admin password", `(?s)wrongpw.*(`+refused+`)`,
+					errorStep("wrong admin password", `(?s)wrongpw.*(`+refused+`).*password\s+came\s+from`,
 						hcl+s.extraServerHCL("wrongpw", "wrongpw", s.Port, s.CAPEM), nil),
 					errorStep("TLS failure", `(?s)wrongca.*(certificate signed by unknown authority|x509)`,
 						hcl+s.extraServerHCL("wrongca", "wrongca", s.Port, testserver.UnrelatedCAPEM(t)), nil),
