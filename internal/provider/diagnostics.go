@@ -79,12 +79,103 @@ func (m immutable) PlanModifyString(_ context.Context, req planmodifier.StringRe
 			m.what, req.StateValue, req.PlanValue))
 }
 
+// addImmutableAttributeError refuses a planned change of what (an
+// attribute, the same words for every object) with the object named first
+// in the detail.
+func addImmutableAttributeError(diags *diag.Diagnostics, p path.Path, what, object, detail string) {
+	diags.AddAttributeError(p, fmt.Sprintf("%s: %s", ddl.ImmutableAttribute, what), object+": "+detail)
+}
+
+// Fixed summaries of the diagnostics that are not refusals (a refusal's
+// summary is its reason word and phrase, from internal/ddl). Terraform
+// folds warnings with one summary into a single block ("and 499 more
+// similar warnings"), so a summary never names the object: the helpers
+// below put it first in the detail. Pinned in diagnostics_test.go; tests
+// and users match on them.
+const (
+	summaryRefresh          = "Could not refresh: kept as last read"
+	summaryImportNotFound   = "Cannot import: not found on the server"
+	summaryLoginNotDropped  = "Login was not dropped: it is not the recorded one"
+	summaryGrantNotRevoked  = "Grant not revoked: its database or principal is not the recorded one"
+	summaryIdentityRecorded = "Identity recorded: database_created is now false"
+	summaryOldLoginPending  = "Old owner login not dropped yet"
+	summaryOldLoginsLeft    = "Could not drop every old login"
+	summaryInvalidImportID  = "Invalid import ID"
+	summarySettingsUnknown  = "Server settings are not known"
+	summaryConfigureType    = "Unexpected Resource Configure Type"
+)
+
+// addRefreshWarning: Read could not reach the server (or has no password
+// for it); what state says is kept, never dropped.
+func addRefreshWarning(diags *diag.Diagnostics, object, kept string, err error) {
+	diags.AddWarning(summaryRefresh, fmt.Sprintf("%s: %s\n\n%v", object, kept, err))
+}
+
+// addImportNotFoundError: an import names an object the server does not
+// have.
+func addImportNotFoundError(diags *diag.Diagnostics, object, detail string) {
+	diags.AddError(summaryImportNotFound, object+": "+detail)
+}
+
+// addLoginNotDroppedWarning: destroy found another login under the owner's
+// name and dropped nothing.
+func addLoginNotDroppedWarning(diags *diag.Diagnostics, user ddl.Username, why string) {
+	diags.AddWarning(summaryLoginNotDropped, fmt.Sprintf("Login %q: %s", user, why))
+}
+
+// addGrantNotRevokedWarning: destroy found another database or principal
+// under the grant's names and revoked nothing.
+func addGrantNotRevokedWarning(diags *diag.Diagnostics, object, why string) {
+	diags.AddWarning(summaryGrantNotRevoked, fmt.Sprintf("%s: %s Nothing was revoked; the grant is removed from state. "+
+		"Revoke by hand whatever that principal should not hold.", object, why))
+}
+
+// addIdentityRecordedWarning: state from before identities; the database
+// is treated as imported from now on.
+func addIdentityRecordedWarning(diags *diag.Diagnostics, object string) {
+	diags.AddWarning(summaryIdentityRecorded, fmt.Sprintf("%s: this state was written by a tenantdb version that "+
+		"recorded no identity, and nothing proves the database on the server is the one this resource created. It is "+
+		"treated as imported from now on: destroy never drops it. Drop it by hand when it is really no longer needed.", object))
+}
+
 // addOldLoginPendingWarning: a rotated-out login could not be dropped yet.
-// The summary is fixed (Terraform folds repeats); the detail names it.
 func addOldLoginPendingWarning(diags *diag.Diagnostics, old ddl.Username, t ownerTarget, err error) {
-	diags.AddWarning("Old owner login not dropped yet",
+	diags.AddWarning(summaryOldLoginPending,
 		fmt.Sprintf("Old login %q of the owner of database %q on server %q: dropping it failed, so it stays recorded in "+
 			"previous_username and the next apply (or destroy) retries the drop. Until then it keeps its password; on "+
 			"MySQL/MariaDB it keeps its privileges on the database, on PostgreSQL the database and everything it owned "+
 			"there already belong to login %q, so it can no longer reach the tenant's data.\n\n%v", old, t.db, t.ref.Name, t.user, err))
+}
+
+// addOldLoginsLeftError: destroy could not drop every rotated-out login.
+func addOldLoginsLeftError(diags *diag.Diagnostics, logins string, db ddl.DatabaseName) {
+	diags.AddError(summaryOldLoginsLeft,
+		fmt.Sprintf("Old login(s) %s of the owner of database %q stay in state (previous_username); destroy again "+
+			"once the cause above is fixed.", logins, db))
+}
+
+// addInvalidImportIDError: an import ID that is not the documented JSON.
+func addInvalidImportIDError(diags *diag.Diagnostics, detail string) {
+	diags.AddError(summaryInvalidImportID, detail)
+}
+
+// addSettingsUnknownError: the server's settings must be known at apply.
+func addSettingsUnknownError(diags *diag.Diagnostics, detail string) {
+	diags.AddError(summarySettingsUnknown, detail)
+}
+
+// configuredData is a resource's Configure: the provider's data, or nil
+// (with an error) when the provider handed something else. Nil provider
+// data (validation before the provider is configured) is no error.
+func configuredData(data any, diags *diag.Diagnostics) *providerData {
+	if data == nil {
+		return nil
+	}
+	d, ok := data.(*providerData)
+	if !ok {
+		diags.AddError(summaryConfigureType,
+			fmt.Sprintf("Expected *providerData, got: %T. Please report this issue to the provider developers.", data))
+		return nil
+	}
+	return d
 }

@@ -143,9 +143,7 @@ func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 }
 
 func (r *dbServerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d, ok := req.ProviderData.(*providerData); ok {
-		r.data = d
-	}
+	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
 // ValidateConfig refuses ca_cert, saying where the CA went.
@@ -230,7 +228,7 @@ func (r *dbServerResource) testAndSave(ctx context.Context, planned tfsdk.Plan, 
 func (r *dbServerResource) test(ctx context.Context, m *dbServerModel) (diags diag.Diagnostics) {
 	ref, ok, diags := refFromModel(ctx, m.refModel())
 	if diags.HasError() || !ok {
-		diags.AddError("Server settings are not known", "All tenantdb_db_server arguments must be known at apply time.")
+		addSettingsUnknownError(&diags, "All tenantdb_db_server arguments must be known at apply time.")
 		return diags
 	}
 	srv, err := r.data.connect(ctx, ref)
@@ -272,8 +270,8 @@ func (r *dbServerResource) Read(ctx context.Context, req resource.ReadRequest, r
 	// from state because the network is down.
 	srv, err := r.data.connect(ctx, ref)
 	if err != nil {
-		resp.Diagnostics.AddWarning(fmt.Sprintf("Could not refresh server %q", ref.Name),
-			fmt.Sprintf("Flavor and version are kept as last read; the server stays in state.\n\n%v", err))
+		addRefreshWarning(&resp.Diagnostics, fmt.Sprintf("server %q", ref.Name),
+			"Flavor and version are kept as last read; the server stays in state.", err)
 	} else {
 		state.Flavor = types.StringValue(string(srv.Info().Flavor))
 		state.Version = types.StringValue(srv.Info().Version.String())
@@ -301,7 +299,7 @@ type dbServerImportID struct {
 func (r *dbServerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	var id dbServerImportID
 	if err := json.Unmarshal([]byte(req.ID), &id); err != nil || id.Name == "" || id.Engine == "" || id.Host == "" || id.Username == "" {
-		resp.Diagnostics.AddError("Invalid import ID",
+		addInvalidImportIDError(&resp.Diagnostics,
 			`The import ID of tenantdb_db_server is a JSON object: jsonencode({ name = "main", engine = "mysql", host = "db.internal", username = "tenantdb_admin" }) `+
 				`(port, tls and reserved_usernames optional; the CA is the provider's ca_certs).`)
 		return

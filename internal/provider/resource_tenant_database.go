@@ -114,9 +114,7 @@ func (r *tenantDatabaseResource) Schema(_ context.Context, _ resource.SchemaRequ
 }
 
 func (r *tenantDatabaseResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d, ok := req.ProviderData.(*providerData); ok {
-		r.data = d
-	}
+	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
 // ValidateConfig applies the engine's rules as soon as the engine is known
@@ -214,9 +212,8 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 				same = ddl.SameCollationFor
 			}
 			if !pair[1].IsUnknown() && !same(e, pair[0].ValueString(), pair[1].ValueString()) {
-				resp.Diagnostics.AddAttributeError(path.Root(attr),
-					fmt.Sprintf("%s: %s of database %q", ddl.ImmutableAttribute, attr, state.Name.ValueString()),
-					fmt.Sprintf("PostgreSQL cannot change a database's encoding or locale (%s to %s). Keep the current value; "+
+				addImmutableAttributeError(&resp.Diagnostics, path.Root(attr), attr,
+					fmt.Sprintf("database %q", state.Name.ValueString()), fmt.Sprintf("PostgreSQL cannot change a database's encoding or locale (%s to %s). Keep the current value; "+
 						"changing it is a migration to a new database.", pair[0], pair[1]))
 			}
 		}
@@ -301,13 +298,12 @@ func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequ
 			return
 		}
 		// Unreachable, or no password: keep what state says; never drop it.
-		resp.Diagnostics.AddWarning(fmt.Sprintf("Could not refresh database %q on server %q", db, ref.Name),
-			fmt.Sprintf("Its attributes are kept as last read; it stays in state.\n\n%v", err))
+		addRefreshWarning(&resp.Diagnostics, object, "Its attributes are kept as last read; it stays in state.", err)
 		return
 	}
 	if st == nil {
 		if importing {
-			resp.Diagnostics.AddError(fmt.Sprintf("Cannot import %s", object),
+			addImportNotFoundError(&resp.Diagnostics, object,
 				"No database of that name exists on the server. Check the name and the server in the import ID.")
 			return
 		}
@@ -322,10 +318,7 @@ func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequ
 		// State from before identities: nothing proves this is the database
 		// this resource created, so it is treated as imported from now on.
 		state.DatabaseCreated = types.BoolValue(false)
-		resp.Diagnostics.AddWarning("Identity recorded: database_created is now false",
-			fmt.Sprintf("%s: this state was written by a tenantdb version that recorded no identity, and nothing "+
-				"proves the database on the server is the one this resource created. It is treated as imported from "+
-				"now on: destroy never drops it. Drop it by hand when it is really no longer needed.", object))
+		addIdentityRecordedWarning(&resp.Diagnostics, object)
 	case recorded != "" && dbclient.Compare(recorded, id) == dbclient.Replaced:
 		addWarning(&resp.Diagnostics, ddl.DriftDetected, object,
 			dbclient.MismatchWhy(dbclient.Replaced)+" It is removed from state and will never be altered or dropped "+

@@ -125,9 +125,7 @@ func (r *tenantGrantResource) Schema(_ context.Context, _ resource.SchemaRequest
 }
 
 func (r *tenantGrantResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d, ok := req.ProviderData.(*providerData); ok {
-		r.data = d
-	}
+	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
 // grantTarget is what every CRUD call of a grant is about, validated.
@@ -310,8 +308,7 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 			addError(&resp.Diagnostics, fmt.Sprintf("import the %s (the server must be reachable to import)", object), err)
 			return
 		}
-		resp.Diagnostics.AddWarning(fmt.Sprintf("Could not refresh the grant on database %q to %q on server %q", t.db, t.user, t.ref.Name),
-			fmt.Sprintf("Its privileges are kept as last read; it stays in state.\n\n%v", err))
+		addRefreshWarning(&resp.Diagnostics, object, "Its privileges are kept as last read; it stays in state.", err)
 		return
 	}
 	if st.RowsOutliveDatabase && !importing {
@@ -335,7 +332,7 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 	if gone != "" {
 		if importing {
-			resp.Diagnostics.AddError(fmt.Sprintf("Cannot import the %s", object), gone)
+			addImportNotFoundError(&resp.Diagnostics, object, gone)
 			return
 		}
 		addWarning(&resp.Diagnostics, ddl.DriftDetected, object, gone+" The grant is removed from state.")
@@ -453,9 +450,8 @@ func (r *tenantGrantResource) Delete(ctx context.Context, req resource.DeleteReq
 	// The object goes in the detail: destroying many grants folds their
 	// warnings into one block.
 	notRevoked := func(detail string) {
-		resp.Diagnostics.AddWarning("Grant not revoked: its database or principal is not the recorded one",
-			fmt.Sprintf("Grant on database %q to %q on server %q: %s Nothing was revoked; the grant is removed from state. "+
-				"Revoke by hand whatever that principal should not hold.", t.db, t.user, t.ref.Name, detail))
+		addGrantNotRevokedWarning(&resp.Diagnostics,
+			fmt.Sprintf("Grant on database %q to %q on server %q", t.db, t.user, t.ref.Name), detail)
 	}
 	if recorded.Database == "" || recorded.Principal == "" {
 		notRevoked("No identity is recorded for this grant, so nothing proves the database and principal are the ones it was made for.")

@@ -4,6 +4,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -77,7 +78,8 @@ func readGrantWith(t *testing.T, fake *fakeGrantServer, db string) *resource.Rea
 
 // TestTenantGrantRead_fake drives Read's drift handling through the
 // grantServer interface: a principal dropped outside Terraform removes the
-// grant with a DriftDetected warning.
+// grant with a DriftDetected warning; an unreachable server keeps it with
+// a warning whose summary does not name the object, so many fold into one.
 func TestTenantGrantRead_fake(t *testing.T) {
 	t.Parallel()
 	t.Run("principal gone", func(t *testing.T) {
@@ -90,6 +92,24 @@ func TestTenantGrantRead_fake(t *testing.T) {
 			t.Errorf("state kept: want the grant removed from state")
 		}
 		requireOneWarning(t, resp.Diagnostics, "DriftDetected: ", "acme_wms")
+	})
+	t.Run("unreachable folds", func(t *testing.T) {
+		summaries := map[string]bool{}
+		for _, db := range []string{"acme_1", "acme_2", "acme_3"} {
+			fake := &fakeGrantServer{t: t, err: errors.New("dial tcp 10.0.0.1:3306: connection refused")}
+			resp := readGrantWith(t, fake, db)
+			if resp.Diagnostics.HasError() {
+				t.Fatalf("unexpected error: %v", resp.Diagnostics)
+			}
+			if resp.State.Raw.IsNull() {
+				t.Errorf("%s: removed from state; an unreachable server must keep it", db)
+			}
+			w := requireOneWarning(t, resp.Diagnostics, "", db)
+			summaries[w.Summary()] = true
+		}
+		if len(summaries) != 1 {
+			t.Errorf("three unreachable grants gave %d warning summaries, want 1 (Terraform folds only identical summaries): %v", len(summaries), summaries)
+		}
 	})
 }
 

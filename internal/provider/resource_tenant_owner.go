@@ -24,10 +24,11 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure    = &tenantOwnerResource{}
-	_ resource.ResourceWithImportState  = &tenantOwnerResource{}
-	_ resource.ResourceWithUpgradeState = &tenantOwnerResource{}
-	_ resource.ResourceWithModifyPlan   = &tenantOwnerResource{}
+	_ resource.ResourceWithConfigure      = &tenantOwnerResource{}
+	_ resource.ResourceWithImportState    = &tenantOwnerResource{}
+	_ resource.ResourceWithUpgradeState   = &tenantOwnerResource{}
+	_ resource.ResourceWithModifyPlan     = &tenantOwnerResource{}
+	_ resource.ResourceWithValidateConfig = &tenantOwnerResource{}
 )
 
 // NewTenantOwnerResource is the tenantdb_tenant_owner resource: the one
@@ -146,9 +147,22 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 }
 
 func (r *tenantOwnerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d, ok := req.ProviderData.(*providerData); ok {
-		r.data = d
+	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
+}
+
+// ValidateConfig requires password_wo_version with password_wo, as the
+// AWS and TFE providers require the pair: a write-only value is never in
+// state, so changing password_wo alone plans nothing, and without a version
+// there is nothing to bump when the password must change.
+func (r *tenantOwnerResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var version types.Int64
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("password_wo_version"), &version)...)
+	if resp.Diagnostics.HasError() || !version.IsNull() {
+		return
 	}
+	resp.Diagnostics.AddAttributeError(path.Root("password_wo_version"), "Missing password_wo_version",
+		"password_wo is write-only: it is never stored, so changing it alone plans nothing. Set password_wo_version "+
+			"(for example 1) and bump it whenever the password must change; each bump sets the current password_wo once.")
 }
 
 // ownerTarget is what every CRUD call of an owner is about, validated.
@@ -336,13 +350,12 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 			addError(&resp.Diagnostics, fmt.Sprintf("import %s (the server must be reachable to import)", object), err)
 			return
 		}
-		resp.Diagnostics.AddWarning(fmt.Sprintf("Could not refresh login %q on server %q", t.user, t.ref.Name),
-			fmt.Sprintf("Its attributes are kept as last read; it stays in state.\n\n%v", err))
+		addRefreshWarning(&resp.Diagnostics, object, "Its attributes are kept as last read; it stays in state.", err)
 		return
 	}
 	if st == nil {
 		if importing {
-			resp.Diagnostics.AddError(fmt.Sprintf("Cannot import %s", object), "No login of that name exists on the server.")
+			addImportNotFoundError(&resp.Diagnostics, object, "No login of that name exists on the server.")
 			return
 		}
 		addWarning(&resp.Diagnostics, ddl.DriftDetected, object,
@@ -428,9 +441,7 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 		return
 	}
 	if still := dropPendingLogins(ctx, srv, t, pending, &resp.Diagnostics); len(still) > 0 {
-		resp.Diagnostics.AddError("Could not drop every old login",
-			fmt.Sprintf("Old login(s) %s of the owner of database %q stay in state (previous_username); destroy again "+
-				"once the cause above is fixed.", still.value().ValueString(), t.db))
+		addOldLoginsLeftError(&resp.Diagnostics, still.value().ValueString(), t.db)
 		state.PreviousUsername = still.value()
 		resp.Diagnostics.Append(still.record(ctx, resp.Private)...)
 		resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
@@ -445,7 +456,7 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 		return
 	}
 	if outcome == dbclient.NotOurs {
-		resp.Diagnostics.AddWarning(fmt.Sprintf("Login %q was not dropped", t.user),
+		addLoginNotDroppedWarning(&resp.Diagnostics, t.user,
 			dbclient.MismatchWhy(check.Verdict)+" Nothing was dropped; the resource is removed from state.")
 	}
 }

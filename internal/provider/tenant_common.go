@@ -42,9 +42,8 @@ func refuseServerMove(diags *diag.Diagnostics, kind, object string, from, to ser
 		if c.from == c.to {
 			continue
 		}
-		diags.AddAttributeError(path.Root("server"),
-			fmt.Sprintf("%s: the server's %s of %s %q", ddl.ImmutableAttribute, c.attr, kind, object),
-			fmt.Sprintf("The plan moves the %s from server %s %q to %q. Moving a tenant between servers is a "+
+		addImmutableAttributeError(diags, path.Root("server"), fmt.Sprintf("the server's %s of %s", c.attr, kind),
+			fmt.Sprintf("%s %q", kind, object), fmt.Sprintf("The plan moves the %s from server %s %q to %q. Moving a tenant between servers is a "+
 				"migration, not an edit: create it on the new server with a new resource, move the data, then remove this one.",
 				kind, c.attr, c.from, c.to))
 	}
@@ -87,7 +86,7 @@ func applyRef(v types.String) (serverRef, diag.Diagnostics) {
 		return ref, diags
 	}
 	if !known {
-		diags.AddError("Server settings are not known", "The server (tenantdb_db_server.<name>.ref) must be known at apply time.")
+		addSettingsUnknownError(&diags, "The server (tenantdb_db_server.<name>.ref) must be known at apply time.")
 		return ref, diags
 	}
 	if err := ref.validate(); err != nil {
