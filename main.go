@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/pluginserver"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/provider"
 )
 
@@ -26,10 +29,10 @@ func main() {
 		fmt.Println(version)
 		return
 	}
-	provider.QuietSDKLogs()
-	provider.LimitMemory()
+	pluginserver.QuietSDKLogs()
+	pluginserver.LimitMemory()
 
-	if err := provider.Serve(version, debug); err != nil {
+	if err := pluginserver.Serve(provider.Address, providerserver.NewProtocol6(provider.New(version)()), debug); err != nil {
 		log.Fatal(err.Error())
 	}
 }

@@ -61,7 +61,7 @@ func main() {
 	flag.StringVar(&cfg.Engine, "engine", os.Getenv("ENGINE"), "mariadb (default) or postgres; default $ENGINE")
 	flag.IntVar(&cfg.Rounds, "rounds", envInt("ROUNDS", 5), "rounds; default $ROUNDS or 5")
 	flag.BoolVar(&cfg.Peers, "peers", envBool("PEERS"), "include the peer provider; default $PEERS")
-	flag.BoolVar(&cfg.Shape, "shape", envBool("SHAPE"), "add the shape floor (internal/benchshape: tenantdb's schemas, no code); default $SHAPE")
+	flag.BoolVar(&cfg.Shape, "shape", envBool("SHAPE"), "add the shape floor (cmd/benchshape: tenantdb's schemas, no code); default $SHAPE")
 	flag.BoolVar(&cfg.NoCA, "no-ca", envBool("NO_CA"), "tenantdb and the shape floor connect with tls = \"require\" and no CA; default $NO_CA")
 	flag.IntVar(&cfg.CACerts, "ca-certs", envInt("CA_CERTS", 1), "certificates in the CA file the provider's ca_certs reads (the server's CA and K-1 RSA fillers); default $CA_CERTS or 1")
 	flag.BoolVar(&cfg.NoTFData, "no-tfdata", envBool("NO_TFDATA"), "leave terraform_data out (tenantdb and the floor only); default $NO_TFDATA")

@@ -12,7 +12,7 @@
 //	                  tenantdb_db_server, then per tenant a database
 //	                  (deletion_policy = "delete"), an owner (write-only
 //	                  password) and a grant to a login that already exists
-//	B floor           internal/benchfloor: the same graph in a
+//	B floor           cmd/benchfloor: the same graph in a
 //	                  terraform-plugin-framework provider that does nothing
 //	C terraform_data  the same graph in terraform_data (no plugin at all)
 //	D peer            with PEERS=1: petoju/mysql (MariaDB) or
@@ -56,7 +56,7 @@ type Config struct {
 	Rounds      int    // default 5
 	Peers       bool   // include the peer provider (binaries in CacheDir)
 	NoTFData    bool   // leave terraform_data out (growth runs: tenantdb and the floor only)
-	Shape       bool   // add the shape floor: tenantdb's schemas, no code (internal/benchshape)
+	Shape       bool   // add the shape floor: tenantdb's schemas, no code (cmd/benchshape)
 	NoCA        bool   // tenantdb and the shape floor use tls = "require" without a CA
 	CACerts     int    // certificates in the CA file (the server's CA and CACerts-1 fillers); 0 or 1: the CA alone
 	Profile     bool   // also profile one no-op plan of tenantdb (CPU and heap)
@@ -209,8 +209,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.logf("building the provider and the floor provider")
 	for _, b := range []struct{ key, name, pkg string }{
 		{"tenantdb", "terraform-provider-tenantdb", "."},
-		{"floor", "terraform-provider-tenantdbfloor", "./internal/benchfloor"},
-		{"shape", "terraform-provider-tenantdbshape", "./internal/benchshape"},
+		{"floor", "terraform-provider-tenantdbfloor", "./cmd/benchfloor"},
+		{"shape", "terraform-provider-tenantdbshape", "./cmd/benchshape"},
 	} {
 		if b.key == "shape" && !cfg.Shape {
 			continue

@@ -187,10 +187,10 @@ Type: cpu
 -----------+-------------------------------------------------------
       30ms   runtime.mallocgc
              github.com/hashicorp/terraform-plugin-framework/internal/fwserver.(*Server).ReadResource
-             github.com/tenantdb/terraform-provider-tenantdb/internal/provider.unary[go.shape.*uint8,go.shape.*uint8]
-             github.com/tenantdb/terraform-provider-tenantdb/internal/provider.(*releasingServer).ReadResource
+             github.com/tenantdb/terraform-provider-tenantdb/internal/pluginserver.unary[go.shape.*uint8,go.shape.*uint8]
+             github.com/tenantdb/terraform-provider-tenantdb/internal/pluginserver.(*releasingServer).ReadResource
 -----------+-------------------------------------------------------
-      10ms   github.com/tenantdb/terraform-provider-tenantdb/internal/provider.(*requestContext).Value
+      10ms   github.com/tenantdb/terraform-provider-tenantdb/internal/pluginserver.(*requestContext).Value
              github.com/hashicorp/terraform-plugin-framework/internal/fwserver.(*Server).ReadResource
 -----------+-------------------------------------------------------
 `

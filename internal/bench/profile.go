@@ -98,9 +98,9 @@ var profileGroups = []struct {
 	// releasingServer sits in every RPC's stack; counting it as our code
 	// would make "our code, cumulative" every request. Its own frames
 	// (flat) are what it costs.
-	{"request wrapper (provider.Serve, releasingServer, requestContext)", []string{
-		providerPkg + "releasingServer.", providerPkg + "(*releasingServer).", providerPkg + "unary[",
-		providerPkg + "(*requestContext).", providerPkg + "newRequestContext", providerPkg + "Serve"}},
+	{"request wrapper (pluginserver.Serve, releasingServer, requestContext)", []string{
+		pluginserverPkg + "releasingServer.", pluginserverPkg + "(*releasingServer).", pluginserverPkg + "unary[",
+		pluginserverPkg + "(*requestContext).", pluginserverPkg + "newRequestContext", pluginserverPkg + "Serve"}},
 	{"our code (github.com/tenantdb/...)", []string{"github.com/tenantdb/"}},
 	{"terraform-plugin-framework", []string{"github.com/hashicorp/terraform-plugin-framework"}},
 	{"plugin protocol (terraform-plugin-go, go-plugin, gRPC, protobuf, msgpack)", []string{
@@ -114,7 +114,7 @@ var profileGroups = []struct {
 
 const otherGroup = "other (standard library and other modules)"
 
-const providerPkg = "github.com/tenantdb/terraform-provider-tenantdb/internal/provider."
+const pluginserverPkg = "github.com/tenantdb/terraform-provider-tenantdb/internal/pluginserver."
 
 func groupOf(fn string) string {
 	for _, g := range profileGroups {

@@ -63,7 +63,7 @@ func TenantDBConfig(t Target, n, round int) string {
 	return tenantDBShapedConfig("tenantdb", "tdb", t, n, round)
 }
 
-// ShapeConfig is TenantDBConfig for the shape floor (internal/benchshape):
+// ShapeConfig is TenantDBConfig for the shape floor (cmd/benchshape):
 // the same configuration, character for character, with the provider
 // tenantdbshape, whose resources have tenantdb's schemas and do nothing.
 func ShapeConfig(t Target, n, round int) string {
@@ -133,7 +133,7 @@ resource "%[4]s_tenant_grant" "t%[1]d" {
 }
 
 // FloorConfig is the same graph in the do-nothing provider
-// (internal/benchfloor): a server whose ref every tenant resource takes,
+// (cmd/benchfloor): a server whose ref every tenant resource takes,
 // the owner and grant on the database's name, the grant after the owner.
 func FloorConfig(n, round int) string {
 	var b strings.Builder

@@ -25,7 +25,10 @@ import (
 
 var _ provider.Provider = &tenantdbProvider{}
 
-// New returns a provider factory for Serve and tests.
+// Address is the provider's registry address.
+const Address = "registry.terraform.io/tenantdb/tenantdb"
+
+// New returns a provider factory for pluginserver.Serve and tests.
 func New(version string) func() provider.Provider {
 	// Statements are logged redacted at DEBUG (TF_LOG=DEBUG shows the SQL,
 	// never a password or verifier).

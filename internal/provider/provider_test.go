@@ -19,6 +19,7 @@ import (
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/pluginserver"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
 )
 
@@ -62,7 +63,7 @@ var testAccProviders = map[string]func() (tfprotov6.ProviderServer, error){
 		openRegistries.open = []*dbclient.Registry{p.registry}
 		openRegistries.mu.Unlock()
 		// As main serves it: releasingServer in front of the framework.
-		return releaseRequests(providerserver.NewProtocol6(p)()), nil
+		return pluginserver.ReleaseRequests(providerserver.NewProtocol6(p)()), nil
 	},
 }
 

@@ -13,7 +13,7 @@ import (
 
 // The scale measurement that lived here (TestScalePlan) is `make bench`
 // now: cmd/tenantdb-bench and internal/bench, with the do-nothing floor
-// provider in internal/benchfloor (see BENCHMARKS.md). What stays are the
+// provider in cmd/benchfloor (see BENCHMARKS.md). What stays are the
 // helpers other tests use to run the real terraform CLI against the
 // provider binary.
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MPL-2.0
 
 // Command profiled is the provider with a CPU and heap profiler around
-// provider.Serve, for `make bench PROFILE=1` only (never released):
+// pluginserver.Serve, for `make bench PROFILE=1` only (never released):
 // with TENANTDB_BENCH_PROFILE_DIR set, each provider process terraform
 // starts writes cpu-<pid>.pprof and heap-<pid>.pprof there when terraform
 // stops it, and livepeak-<pid>.pprof (what was live at the live heap's
@@ -19,12 +19,15 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/pluginserver"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/provider"
 )
 
 func main() {
-	provider.QuietSDKLogs()
-	provider.LimitMemory()
+	pluginserver.QuietSDKLogs()
+	pluginserver.LimitMemory()
 	dir := os.Getenv("TENANTDB_BENCH_PROFILE_DIR")
 	var cpu *os.File
 	if dir != "" {
@@ -38,7 +41,7 @@ func main() {
 		}
 		go watchLiveHeap(filepath.Join(dir, fmt.Sprintf("livepeak-%d.pprof", os.Getpid())))
 	}
-	err := provider.Serve("bench-profiled", false)
+	err := pluginserver.Serve(provider.Address, providerserver.NewProtocol6(provider.New("bench-profiled")()), false)
 	if cpu != nil {
 		pprof.StopCPUProfile()
 		_ = cpu.Close()

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MPL-2.0
 
-package provider
+package pluginserver
 
 import (
 	"context"
@@ -11,10 +11,12 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/provider"
 )
 
 func TestReleaseRequestsWrapsTheFramework(t *testing.T) {
-	s := releaseRequests(providerserver.NewProtocol6(New("test")())())
+	s := ReleaseRequests(providerserver.NewProtocol6(provider.New("test")())())
 	if _, ok := s.(releasingServer); !ok {
 		t.Fatalf("the framework's server (%T) lacks an interface of frameworkServer: "+
 			"update frameworkServer to the protocol interfaces tf6server asks for", s)
@@ -48,7 +50,7 @@ func requestsKept(t *testing.T, s tfprotov6.ProviderServer, n int) int {
 // TestReleasingServerFreesRequestContexts: through the wrapper, nothing of
 // a finished request stays reachable.
 func TestReleasingServerFreesRequestContexts(t *testing.T) {
-	s := releaseRequests(providerserver.NewProtocol6(New("test")())())
+	s := ReleaseRequests(providerserver.NewProtocol6(provider.New("test")())())
 	if kept := requestsKept(t, s, 50); kept != 0 {
 		t.Errorf("%d of 50 finished requests' contexts are still reachable through releasingServer", kept)
 	}
@@ -58,7 +60,7 @@ func TestReleasingServerFreesRequestContexts(t *testing.T) {
 // works around. When it fails, the framework has stopped keeping request
 // contexts and releasingServer can go.
 func TestFrameworkKeepsRequestContexts(t *testing.T) {
-	s := providerserver.NewProtocol6(New("test")())()
+	s := providerserver.NewProtocol6(provider.New("test")())()
 	if kept := requestsKept(t, s, 50); kept != 50 {
 		t.Errorf("the framework kept %d of 50 finished requests' contexts, not all: "+
 			"releasingServer may no longer be needed", kept)

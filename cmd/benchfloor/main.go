@@ -19,8 +19,6 @@ package main
 import (
 	"context"
 	"log"
-	"os"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -29,30 +27,18 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	// pluginserver, not the provider: the floor must not link the provider.
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/pluginserver"
 )
 
 // Address is the floor's registry address (dev_overrides only).
 const Address = "registry.terraform.io/tenantdb/tenantdbfloor"
 
 func main() {
-	quietSDKLogs()
+	pluginserver.QuietSDKLogs() // as tenantdb's main: no SDK TRACE logging unless TF_LOG* asks
 	if err := providerserver.Serve(context.Background(), newProvider, providerserver.ServeOpts{Address: Address}); err != nil {
 		log.Fatal(err)
-	}
-}
-
-// quietSDKLogs does what the real provider's main does (provider.QuietSDKLogs:
-// the SDK's TRACE logging off unless TF_LOG* asks for it), so the floor
-// pays no logging cost the provider does not pay. Copied rather than
-// imported: the floor must not link the provider.
-func quietSDKLogs() {
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "TF_LOG") || strings.HasPrefix(kv, "TF_ACC_LOG") {
-			return
-		}
-	}
-	for _, v := range []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK"} {
-		os.Setenv(v, "OFF")
 	}
 }
 

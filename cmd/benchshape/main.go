@@ -6,7 +6,7 @@
 // tenantdb's exact schemas (taken from the real provider at start-up, so
 // they cannot drift) and do nothing.
 //
-// The floor provider (internal/benchfloor) answers "what do Terraform core,
+// The floor provider (cmd/benchfloor) answers "what do Terraform core,
 // the plugin protocol and the framework cost for this graph"; this one
 // answers "what do they cost for this graph with tenantdb's attributes":
 // every attribute, type, default, sensitivity and write-only flag of
@@ -35,6 +35,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/pluginserver"
 	tenantdb "github.com/tenantdb/terraform-provider-tenantdb/internal/provider"
 )
 
@@ -47,7 +48,7 @@ const (
 )
 
 func main() {
-	tenantdb.QuietSDKLogs() // as tenantdb's main: no SDK TRACE logging unless TF_LOG* asks
+	pluginserver.QuietSDKLogs() // as tenantdb's main: no SDK TRACE logging unless TF_LOG* asks
 	if err := providerserver.Serve(context.Background(), newProvider, providerserver.ServeOpts{Address: Address}); err != nil {
 		log.Fatal(err)
 	}

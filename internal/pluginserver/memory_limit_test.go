@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MPL-2.0
 
-package provider
+package pluginserver
 
 import (
 	"math"

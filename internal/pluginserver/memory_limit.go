@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MPL-2.0
 
-package provider
+package pluginserver
 
 import (
 	"os"
@@ -9,9 +9,9 @@ import (
 
 // providerMemoryLimit is the Go heap's soft limit (runtime/debug
 // SetMemoryLimit) for a provider process: a ceiling, not a tuning. With
-// releasingServer a no-op plan's live heap stays at a few MB whatever the
-// number of resources (43 MiB peak RSS at 3,000 resources, BENCHMARKS.md),
-// so the collector never meets the limit in normal use; should something
+// releasingServer a no-op plan's live heap stays flat whatever the number
+// of resources (the measured peaks are in BENCHMARKS.md, "Growth"), so the
+// collector never meets the limit in normal use; should something
 // hold much more, the collector runs more often before the heap grows past
 // it (the limit is soft: a heap that really needs more still gets it).
 const providerMemoryLimit = 144 << 20

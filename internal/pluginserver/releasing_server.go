@@ -1,28 +1,25 @@
 // SPDX-License-Identifier: MPL-2.0
 
-package provider
+package pluginserver
 
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 )
 
-// Address is the provider's registry address.
-const Address = "registry.terraform.io/tenantdb/tenantdb"
-
-// Serve serves the provider over the plugin protocol, as
+// Serve serves a provider over the plugin protocol, as
 // providerserver.Serve would, with releasingServer in front of the
-// framework. debug serves it for debuggers (tf6server.WithManagedDebug).
-func Serve(version string, debug bool) error {
+// framework's server (newServer, e.g. providerserver.NewProtocol6(p)).
+// debug serves it for debuggers (tf6server.WithManagedDebug).
+func Serve(address string, newServer func() tfprotov6.ProviderServer, debug bool) error {
 	var opts []tf6server.ServeOpt
 	if debug {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
-	return tf6server.Serve(Address, func() tfprotov6.ProviderServer {
-		return releaseRequests(providerserver.NewProtocol6(New(version)())())
+	return tf6server.Serve(address, func() tfprotov6.ProviderServer {
+		return ReleaseRequests(newServer())
 	}, opts...)
 }
 
@@ -39,11 +36,12 @@ type frameworkServer interface {
 // releasingServer works around the framework keeping every request's
 // context until the provider stops: its protocol server registers a cancel
 // function per RPC (so that StopProvider can cancel them) and never removes
-// it. Each of those holds its request's whole context chain, about 50 KB of
-// terraform-plugin-go loggers and gRPC stream state, so a no-op plan of
-// 1,500 resources kept about 80 MB live until the process ended (measured,
-// BENCHMARKS.md). Here each unary RPC gets a requestContext, released as
-// the RPC returns, so what the framework keeps is a few hundred bytes.
+// it. Each of those holds its request's whole context chain
+// (terraform-plugin-go loggers and gRPC stream state), so the live heap
+// grew with every resource of a plan until the process ended; the figures
+// are in BENCHMARKS.md, "Where a no-op plan's time and memory go". Here
+// each unary RPC gets a requestContext, released as the RPC returns, so
+// what the framework keeps per request is a small struct.
 //
 // The RPCs of list resources, actions and state stores, which tenantdb does
 // not have, pass through unwrapped: some of them stream, using the context
@@ -52,10 +50,10 @@ type releasingServer struct {
 	frameworkServer
 }
 
-// releaseRequests wraps s, or returns it as it is when it lacks an
+// ReleaseRequests wraps s, or returns it as it is when it lacks an
 // interface of frameworkServer (a framework upgrade that changed them;
 // TestReleaseRequestsWrapsTheFramework fails then).
-func releaseRequests(s tfprotov6.ProviderServer) tfprotov6.ProviderServer {
+func ReleaseRequests(s tfprotov6.ProviderServer) tfprotov6.ProviderServer {
 	fs, ok := s.(frameworkServer)
 	if !ok {
 		return s
