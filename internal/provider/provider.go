@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -23,7 +24,10 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-var _ provider.Provider = &tenantdbProvider{}
+var (
+	_ provider.Provider                  = &tenantdbProvider{}
+	_ provider.ProviderWithListResources = &tenantdbProvider{}
+)
 
 // Address is the provider's registry address.
 const Address = "registry.terraform.io/tenantdb/tenantdb"
@@ -144,11 +148,16 @@ func (p *tenantdbProvider) Configure(ctx context.Context, req provider.Configure
 
 func (p *tenantdbProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
-		NewDBServerResource,
-		NewTenantDatabaseResource,
-		NewTenantOwnerResource,
-		NewTenantGrantResource,
+		withIdentity(NewDBServerResource, serverIdentity),
+		withIdentity(NewTenantDatabaseResource, databaseIdentity),
+		withIdentity(NewTenantOwnerResource, loginIdentity),
+		withIdentity(NewTenantGrantResource, loginIdentity),
 	}
+}
+
+// ListResources: `terraform query` (Terraform 1.14+) finds what to adopt.
+func (p *tenantdbProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{NewTenantDatabaseList, NewTenantOwnerList}
 }
 
 func (p *tenantdbProvider) DataSources(_ context.Context) []func() datasource.DataSource {
