@@ -147,7 +147,7 @@ func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
 }
 
 func (s *Server) run(ctx context.Context, st ddl.Statement) error {
-	var db queryer = s.adminConn(ctx)
+	db := s.adminConn(ctx)
 	if st.Database != "" && s.spec.Engine == ddl.EnginePostgres {
 		tdb, release, err := s.tenantDB(st.Database)
 		if err != nil {

@@ -63,7 +63,8 @@ func (s *Server) lockOn(ctx context.Context, conn *sql.Conn, name string) (relea
 			}
 		}
 		return func() {
-			conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, name)
+			// Best effort: the server releases it anyway when conn closes.
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, name)
 		}, nil
 	}
 	var got sql.NullInt64
@@ -73,7 +74,7 @@ func (s *Server) lockOn(ctx context.Context, conn *sql.Conn, name string) (relea
 	if !got.Valid || got.Int64 != 1 {
 		return nil, fmt.Errorf("%s: another apply holds the lock %q for more than %s; try again", s.spec.describe(), name, lockWait)
 	}
-	return func() { conn.ExecContext(context.WithoutCancel(ctx), `SELECT RELEASE_LOCK(?)`, name) }, nil
+	return func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), `SELECT RELEASE_LOCK(?)`, name) }, nil
 }
 
 // maxLockName is MySQL 8's limit on GET_LOCK names (error 3057 beyond).

@@ -55,7 +55,7 @@ func NewRoleName(s string) (RoleName, error) {
 }
 
 // Role is a Username as a RoleName.
-func (u Username) Role() RoleName { return RoleName{u.s} }
+func (u Username) Role() RoleName { return RoleName(u) }
 
 func (r RoleName) String() string { return r.s }
 

@@ -26,11 +26,14 @@ func Serve(address string, newServer func() tfprotov6.ProviderServer, debug bool
 // frameworkServer is every protocol interface terraform-plugin-go asks the
 // framework's server for. The wrapper must offer them all, or tf6server
 // would answer "unimplemented" where the framework would have answered.
+//
+// The three extra interfaces are deprecated (their methods are moving into
+// ProviderServer) but tf6server still asks for them by name.
 type frameworkServer interface {
 	tfprotov6.ProviderServer
-	tfprotov6.ProviderServerWithListResource
-	tfprotov6.ProviderServerWithActions
-	tfprotov6.ProviderServerWithStateStores
+	tfprotov6.ProviderServerWithListResource //nolint:staticcheck // SA1019: see above
+	tfprotov6.ProviderServerWithActions      //nolint:staticcheck // SA1019: see above
+	tfprotov6.ProviderServerWithStateStores  //nolint:staticcheck // SA1019: see above
 }
 
 // releasingServer works around the framework keeping every request's

@@ -102,7 +102,7 @@ func TestReleaseLetsTheParentChainGo(t *testing.T) {
 		value := new([1 << 16]byte)
 		runtime.AddCleanup(value, func(ch chan struct{}) { close(ch) }, freed)
 		rc := newRequestContext(context.WithValue(parent, testCtxKey{}, value))
-		value = nil
+		value = nil //nolint:ineffassign // drop the last reference: the cleanup above must be able to run
 		// Kept and not cancelled until the end, like the framework's.
 		kept, cancelKept := context.WithCancel(rc)
 		if release {

@@ -134,16 +134,6 @@ func (r cliResult) mustFail(t *testing.T, what string) cliResult {
 	return r
 }
 
-// has reports whether a diagnostic of severity has a summary starting with prefix.
-func (r cliResult) has(severity, prefix string) bool {
-	for _, d := range r.Diagnostics {
-		if d.Severity == severity && strings.HasPrefix(d.Summary, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
 // requireDiag fails unless a diagnostic of severity starts with prefix.
 func (r cliResult) requireDiag(t *testing.T, severity, prefix string) cliDiagnostic {
 	t.Helper()

@@ -109,7 +109,7 @@ func TestDiagnostics_onePath(t *testing.T) {
 				}
 				return true
 			}
-			summaryArg := -1
+			var summaryArg int
 			switch sel.Sel.Name {
 			case "AddWarning", "AddAttributeWarning":
 				t.Errorf("%s: %s called directly: use a helper in diagnostics.go (fixed summary, object in the detail)",

@@ -54,7 +54,7 @@ var (
 // is a programming error, reported the first time the type is used.
 func modelFields(t reflect.Type) ([]modelField, error) {
 	if cached, ok := modelFieldsCache.Load(t); ok {
-		return cached.([]modelField), nil
+		return cached.([]modelField), nil //nolint:forcetypeassert // the cache holds nothing else
 	}
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("model %s is not a struct", t)
@@ -201,7 +201,7 @@ func encodeModel(ctx context.Context, src any, raw *tftypes.Value) diag.Diagnost
 			diags.AddError("Internal error", fmt.Sprintf("encodeModel %s: the schema has no attribute %q", v.Elem().Type(), f.name))
 			return diags
 		}
-		tv, err := v.Elem().Field(f.index).Interface().(attr.Value).ToTerraformValue(ctx)
+		tv, err := v.Elem().Field(f.index).Interface().(attr.Value).ToTerraformValue(ctx) //nolint:forcetypeassert // modelFields admits only attr.Value fields
 		if err != nil {
 			diags.AddError("Internal error", fmt.Sprintf("encodeModel %s.%s: %v", v.Elem().Type(), f.name, err))
 			return diags

@@ -222,7 +222,7 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 }
 
 // target validates what a CRUD call is about.
-func (r *tenantDatabaseResource) target(ctx context.Context, m tenantDatabaseModel) (serverRef, ddl.DatabaseName, diag.Diagnostics) {
+func (r *tenantDatabaseResource) target(ctx context.Context, m tenantDatabaseModel) (serverRef, ddl.DatabaseName, diag.Diagnostics) { //nolint:unparam // the same shape as the owner's and the grant's target
 	ref, diags := applyRef(m.Server)
 	if diags.HasError() {
 		return ref, ddl.DatabaseName{}, diags

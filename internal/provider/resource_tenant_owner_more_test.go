@@ -163,7 +163,7 @@ func TestAccTenantOwner_interruptedRotation(t *testing.T) {
 						PreConfig: func() {
 							if engine == "postgres" {
 								s.exec(t, "", "CREATE DATABASE "+s.ident(elsewhere))
-								s.exec(t, elsewhere, fmt.Sprintf("CREATE TABLE blocker (v int)"), fmt.Sprintf("ALTER TABLE blocker OWNER TO %s", s.ident(user)))
+								s.exec(t, elsewhere, "CREATE TABLE blocker (v int)", fmt.Sprintf("ALTER TABLE blocker OWNER TO %s", s.ident(user)))
 							} else {
 								disarm = dbclient.InjectFault(dbclient.FaultDropOldOwner, errors.New("injected: the drop of the old login failed"), user)
 							}

@@ -23,7 +23,7 @@ const schemaVersion = 2
 // It works on the raw JSON so it needs no copy of the old schemas, and
 // leaves every other attribute (and the private state, which holds
 // identities) as it was.
-func upgradeRefToString(attr string) map[int64]resource.StateUpgrader {
+func upgradeRefToString(attr string) map[int64]resource.StateUpgrader { //nolint:unparam // each resource names its attribute
 	return upgraders(func(state map[string]json.RawMessage) error {
 		_, err := upgradeRefAttr(state, attr)
 		return err

@@ -170,7 +170,7 @@ func (li *localInstance) run(ctx context.Context, logName, name string, args ...
 // startServer starts the long-running server process. It is not bound to a
 // context: the server must outlive the Start call.
 func (li *localInstance) startServer(logPath, name string, args ...string) error {
-	cmd, logf, err := li.command(nil, logPath, li.stopSig, name, args...)
+	cmd, logf, err := li.command(nil, logPath, li.stopSig, name, args...) //nolint:staticcheck // nil: exec.Command, not bound to a context (see above)
 	if err != nil {
 		return err
 	}
@@ -235,7 +235,7 @@ func freePort() (int, error) {
 		return 0, err
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return l.Addr().(*net.TCPAddr).Port, nil //nolint:forcetypeassert // a tcp listener's address
 }
 
 // isBindFailure tells whether a server that failed to start did so because
