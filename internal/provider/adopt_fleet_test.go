@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -24,14 +25,15 @@ import (
 // cliAtLeast reports whether the acceptance CLI is at least major.minor.
 func cliAtLeast(t *testing.T, major, minor int) bool {
 	t.Helper()
-	out, err := tryEnv("", os.Environ(), cliBinary(), "version", "-json")
+	// stdout only: a CLI config warning on stderr is not JSON.
+	out, err := exec.Command(cliBinary(), "version", "-json").Output()
 	if err != nil {
 		t.Fatalf("%s version: %v\n%s", cliBinary(), err, out)
 	}
 	var v struct {
 		Version string `json:"terraform_version"`
 	}
-	if json.Unmarshal([]byte(out), &v) != nil {
+	if json.Unmarshal(out, &v) != nil {
 		return false // OpenTofu prints another shape: no list resources there yet
 	}
 	parts := strings.SplitN(v.Version, ".", 3)
@@ -128,9 +130,9 @@ list "tenantdb_tenant_owner" "fleet" {
 			// What the guide tells the user to edit: the server by reference,
 			// and each owner's write-only password (generated config cannot
 			// hold it).
-			edited := strings.ReplaceAll(string(gen), strconv.Quote(server), "tenantdb_db_server.main.ref")
-			ownerBlock := regexp.MustCompile(`(resource "tenantdb_tenant_owner" "[^"]+" \{\n)`)
-			edited = ownerBlock.ReplaceAllString(edited, "${1}  password_wo         = var.owner_password\n  password_wo_version = 1\n")
+			edited := regexp.MustCompile(`(?s)server\s*=\s*jsonencode\(\{.*?\}\)`).ReplaceAllString(string(gen), "server = tenantdb_db_server.main.ref")
+			edited = regexp.MustCompile(`password_wo\s*=\s*null[^\n]*`).ReplaceAllString(edited, "password_wo = var.owner_password")
+			edited = regexp.MustCompile(`password_wo_version\s*=\s*null`).ReplaceAllString(edited, "password_wo_version = 1")
 			if err := os.WriteFile(filepath.Join(w.dir, "generated.tf"), []byte(edited), 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -143,6 +143,7 @@ func (p *tenantdbProvider) Configure(ctx context.Context, req provider.Configure
 		return
 	}
 	resp.ResourceData = data
+	resp.ListResourceData = data
 	resp.DataSourceData = data
 }
 
