@@ -146,3 +146,62 @@ func TestAccFaults_terraformKilledDuringRotation(t *testing.T) {
 		})
 	}
 }
+
+// TestAccFaults_terraformInterruptedDuringRotation (PostgreSQL): one
+// SIGINT (what HCP Terraform sends when a run is cancelled) while a
+// username rotation waits on a table lock. Terraform cancels the operation
+// in flight; the provider's statement is cancelled, the handover is undone,
+// and state is saved: the old login owns and connects, state names it, no
+// new login is left, and the next apply (lock gone) finishes the rotation.
+func TestAccFaults_terraformInterruptedDuringRotation(t *testing.T) {
+	s := testAccServer(t, "postgres")
+	w, db, a, b, pw, cfg := s.blockedRotation(t, "sig", "5m")
+	release := s.holdLock(t, db, "SELECT v FROM t")
+	w.write(cfg(b))
+	cmd := exec.Command(cliBinary(), "apply", "-auto-approve", "-no-color")
+	cmd.Dir, cmd.Env = w.dir, append(os.Environ(), w.env...)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var n int
+		if err := s.super(t, "").QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'
+  AND query LIKE 'REASSIGN OWNED%'`, s.Admin.Username).Scan(&n); err == nil && n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("the rotation never waited on the lock:\n%s", out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil {
+		t.Fatalf("the interrupted apply succeeded:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "Interrupt received") {
+		t.Fatalf("terraform did not see the interrupt:\n%s", out.String())
+	}
+	if s.loginExists(t, b) {
+		t.Fatalf("the new login is left after the interrupted rotation:\n%s", out.String())
+	}
+	if got := w.stateAttr("tenantdb_tenant_owner", "username"); got != a {
+		t.Fatalf("state names %v after the interrupted rotation, want %q", got, a)
+	}
+	if err := s.as(a, pw, db, "CREATE TABLE t2 (v int)"); err != nil {
+		t.Fatalf("the old login does not work after the interrupt: %v", err)
+	}
+	release()
+	w.run("apply", "-auto-approve").mustSucceed(t, "the rotation once the lock is gone")
+	if s.loginExists(t, a) {
+		t.Fatal("the old login survived the finished rotation")
+	}
+	if err := s.as(b, pw, db, "SELECT v FROM t", "SELECT v FROM t2"); err != nil {
+		t.Fatalf("the new login does not own the tenant: %v", err)
+	}
+}
