@@ -156,11 +156,20 @@ func (w *identifiedResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 }
 
+// Read sets the identity from the state read, or, when the read removed
+// the resource (gone, or replaced by someone else), from the state it
+// started from: the framework requires an identity after every read that
+// has no error, a removed resource included.
 func (w *identifiedResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	w.inner.Read(ctx, req, resp)
-	if !resp.Diagnostics.HasError() {
-		resp.Diagnostics.Append(setIdentity(ctx, w.fields, resp.State, resp.Identity)...)
+	if resp.Diagnostics.HasError() {
+		return
 	}
+	from := resp.State
+	if from.Raw.IsNull() {
+		from = req.State
+	}
+	resp.Diagnostics.Append(setIdentity(ctx, w.fields, from, resp.Identity)...)
 }
 
 func (w *identifiedResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
