@@ -25,6 +25,9 @@ type accountsSnapshot struct {
 
 	grantsAt time.Time
 	grants   map[[2]string][]string // MySQL: (User, Db pattern) → mysql.db values, columns as mysqlDBColumns
+
+	aclsAt time.Time
+	acls   map[[2]string][]string // PostgreSQL, shallow grant refresh: (database, role) → its database privileges
 }
 
 // invalidateAccounts drops the accounts snapshot (after any statement).

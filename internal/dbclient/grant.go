@@ -37,6 +37,9 @@ type GrantState struct {
 	// principal's grant rows for its name are still there (DatabaseFound
 	// is false; Identity.Database is empty).
 	RowsOutliveDatabase bool
+	// Shallow: read by the shallow PostgreSQL refresh (grant_shallow.go):
+	// Held has the database-level privileges only.
+	Shallow bool
 }
 
 // ReadGrant reads a grant for a refresh or an import: the database (from
@@ -52,6 +55,9 @@ func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		return s.readOrphanGrant(ctx, db, user)
 	}
 	st.DatabaseFound, st.Identity.Database = true, dbID
+	if s.info.Flavor == ddl.FlavorPostgres && s.spec.ShallowGrantRefresh && ctx.Value(fullReadKey{}) == nil {
+		return s.readGrantShallow(ctx, db, user, st)
+	}
 	if s.info.Flavor == ddl.FlavorPostgres {
 		// One query inside the tenant database says it all, the
 		// principal's OID included.

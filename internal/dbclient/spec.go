@@ -48,6 +48,10 @@ type Spec struct {
 	// LockTimeout bounds how long one statement waits for a lock held by
 	// someone else (0: DefaultLockTimeout).
 	LockTimeout time.Duration
+	// ShallowGrantRefresh: PostgreSQL grants are refreshed from the catalog
+	// snapshot only (database-level privileges, the principal's identity),
+	// never from inside the tenant database (see ReadGrant).
+	ShallowGrantRefresh bool
 }
 
 // DefaultLockTimeout is the provider's lock_timeout when none is set.
@@ -67,7 +71,8 @@ func (s Spec) lockTimeout() time.Duration {
 func (s Spec) poolKey() string {
 	ca := caDigest(s.CAPEM)
 	h := sha256.Sum256([]byte(s.Password.Reveal() + "\x00" + string(ca[:])))
-	return fmt.Sprintf("%s|%s|%d|%s|%s|%s|%s", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]), s.lockTimeout())
+	return fmt.Sprintf("%s|%s|%d|%s|%s|%s|%s|%t", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]), s.lockTimeout(),
+		s.ShallowGrantRefresh)
 }
 
 // caDigests remembers the SHA-256 of each CA this process has connected

@@ -93,6 +93,36 @@ func (h GrantHeld) Reported(info ServerInfo, desired PrivilegeSet) []Privilege {
 	return sortedUnique(out)
 }
 
+// ShallowHeld is a shallow PostgreSQL refresh's judgement: the database
+// privileges as read (dbPrivs), and, only while the principal has CONNECT,
+// the declared table privileges taken as held (they were not read). Without
+// CONNECT nothing of the grant works, so every declared privilege shows as
+// missing and the next apply grants it all again.
+func ShallowHeld(info ServerInfo, dbPrivs []Privilege, declared PrivilegeSet) GrantHeld {
+	var h GrantHeld
+	connect := slices.Contains(dbPrivs, "CONNECT")
+	for _, p := range postgresDatabasePrivileges {
+		if slices.Contains(dbPrivs, p) {
+			h.Any = append(h.Any, p)
+			if connect {
+				h.Complete = append(h.Complete, p)
+			}
+		}
+	}
+	if !connect {
+		h.Complete, h.Any = sortedUnique(h.Complete), sortedUnique(h.Any)
+		return h
+	}
+	for _, p := range declared.Expand(info) {
+		if slices.Contains(postgresTablePrivileges, p) {
+			h.Complete = append(h.Complete, p)
+			h.Any = append(h.Any, p)
+		}
+	}
+	h.Complete, h.Any = sortedUnique(h.Complete), sortedUnique(h.Any)
+	return h
+}
+
 // PostgresGrantRead is what the PostgreSQL catalogs say about one principal
 // in one tenant database (see dbclient). Privileges are canonical names.
 type PostgresGrantRead struct {

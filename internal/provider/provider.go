@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
@@ -53,6 +54,7 @@ type providerModel struct {
 	AdminPasswords types.Map    `tfsdk:"admin_passwords"`
 	CACerts        types.Map    `tfsdk:"ca_certs"`
 	LockTimeout    types.String `tfsdk:"lock_timeout"`
+	GrantRefresh   types.String `tfsdk:"postgres_grant_refresh"`
 }
 
 func (p *tenantdbProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -95,6 +97,20 @@ func (p *tenantdbProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				ElementType: types.StringType,
 				Optional:    true,
 			},
+			"postgres_grant_refresh": schema.StringAttribute{
+				MarkdownDescription: "How deep a refresh reads a PostgreSQL `tenantdb_tenant_grant`. `\"tables\"` (the " +
+					"default) reads everything the grant means, from inside each tenant database: `CONNECT`, `USAGE` on " +
+					"the tenant's schemas, the privileges on every table and in the owner's default privileges. " +
+					"`\"database\"` reads from one catalog snapshot of the server only and opens no connection into " +
+					"any tenant database: it still sees a dropped or re-created principal and database-level drift " +
+					"(`CONNECT`, `CREATE`, `TEMPORARY`), but not table-level drift (a `REVOKE` on one table, a changed " +
+					"default privilege, a schema the owner created later); the next apply after such a change does " +
+					"not correct it unless the grant's privileges change. Choose it for hundreds of tenants per " +
+					"server, or a connection-limited proxy in front. Apply always sets everything, whatever the setting; " +
+					"MySQL/MariaDB grants are one row and always read whole.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf("tables", "database")},
+			},
 			"lock_timeout": schema.StringAttribute{
 				MarkdownDescription: "How long any one statement may wait for a lock held by someone else, as a " +
 					"duration (`\"30s\"`, `\"2m\"`; default `\"30s\"`, between `1s` and `1h`). PostgreSQL " +
@@ -136,6 +152,7 @@ func (p *tenantdbProvider) Configure(ctx context.Context, req provider.Configure
 		}
 	}
 	configureCACerts(cfg.CACerts, data, &resp.Diagnostics)
+	data.shallowGrantRefresh = cfg.GrantRefresh.ValueString() == "database"
 	if !cfg.LockTimeout.IsNull() && !cfg.LockTimeout.IsUnknown() {
 		data.lockTimeout, _ = time.ParseDuration(cfg.LockTimeout.ValueString()) // validated above
 	}

@@ -30,6 +30,8 @@ type providerData struct {
 	caUnknownNames []string
 	// lockTimeout bounds every statement's wait for a lock (0: the default).
 	lockTimeout time.Duration
+	// shallowGrantRefresh: postgres_grant_refresh = "database".
+	shallowGrantRefresh bool
 	// grantServerFor replaces connect for tenantdb_tenant_grant when set
 	// (unit tests: a fake server); nil in the provider.
 	grantServerFor func(ctx context.Context, ref serverRef) (grantServer, error)
@@ -130,6 +132,7 @@ func (d *providerData) connect(ctx context.Context, ref serverRef) (*dbclient.Se
 	}
 	spec.Password = pw
 	spec.LockTimeout = d.lockTimeout
+	spec.ShallowGrantRefresh = d.shallowGrantRefresh
 	if verifies(ref.TLS) {
 		ca, known := d.caCert(ref.Name)
 		if !known {

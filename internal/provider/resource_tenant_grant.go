@@ -301,7 +301,11 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 	srv, err := r.data.connectGrant(ctx, t.ref)
 	var st dbclient.GrantState
 	if err == nil {
-		st, err = srv.ReadGrant(ctx, t.db, t.user)
+		readCtx := ctx
+		if importing {
+			readCtx = dbclient.FullGrantRead(ctx) // an import reads what the grant really is
+		}
+		st, err = srv.ReadGrant(readCtx, t.db, t.user)
 	}
 	if err != nil {
 		if importing {
@@ -368,7 +372,16 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 			return
 		}
 	}
-	state.Privileges = grantPrivilegesValue(ctx, srv.Info(), state.Privileges, st.Held, importing)
+	held := st.Held
+	if st.Shallow {
+		// The shallow PostgreSQL refresh read the database privileges only:
+		// with CONNECT, the declared table privileges are taken as held.
+		var names []string
+		state.Privileges.ElementsAs(ctx, &names, false)
+		declared, _ := ddl.ParsePrivileges(ddl.EnginePostgres, names)
+		held = ddl.ShallowHeld(srv.Info(), st.Held.Any, declared)
+	}
+	state.Privileges = grantPrivilegesValue(ctx, srv.Info(), state.Privileges, held, importing)
 	state.ID = types.StringValue(grantID(t.ref, t.db.String(), t.user.String()))
 	resp.Diagnostics.Append(recordGrantIdentities(ctx, resp.Private, st.Identity)...)
 	resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)

@@ -43,6 +43,9 @@ type Statement struct {
 	// Text is the statement text as the server logged it (passwords
 	// included: redact before printing, as CheckNoDDL does).
 	Text string
+	// Database is the database the session was connected to (PostgreSQL;
+	// "" on MySQL/MariaDB, whose general log does not say).
+	Database string
 }
 
 func (st Statement) String() string { return "[" + st.Kind + "] " + st.Text }

@@ -109,6 +109,7 @@ type pgLogScanner func(data []byte, base int64, fn func(e *pgJSONEntry, end int6
 // fields from a csvlog record).
 type pgJSONEntry struct {
 	User      string `json:"user"`
+	DBName    string `json:"dbname"`
 	Pid       int    `json:"pid"`
 	Severity  string `json:"error_severity"`
 	Message   string `json:"message"`
@@ -185,6 +186,7 @@ func scanJSONLog(data []byte, base int64, fn func(e *pgJSONEntry, end int64) (st
 // ever added at the end, so a record needs at least csvQuery+1 fields.
 const (
 	csvUser     = 1
+	csvDB       = 2
 	csvPid      = 3
 	csvVxid     = 9
 	csvSeverity = 11
@@ -227,6 +229,7 @@ func scanCSVLog(data []byte, base int64, fn func(e *pgJSONEntry, end int64) (sto
 		}
 		e := pgJSONEntry{
 			User:      fields[csvUser],
+			DBName:    fields[csvDB],
 			Pid:       pid,
 			Severity:  fields[csvSeverity],
 			Message:   fields[csvMessage],
@@ -323,6 +326,7 @@ func (r *pgLogReader) since(ctx context.Context, m LogMark) ([]logEntry, error) 
 			} else {
 				last[e.Pid] = logged{st.Text, e.Vxid}
 			}
+			st.Database = e.DBName
 			entries = append(entries, logEntry{user: e.User, stmt: st})
 			return false
 		})
