@@ -31,7 +31,7 @@ func main() {
 	engine := flag.String("engine", os.Getenv("ENGINE"), "postgres (default), mariadb or mysql; default $ENGINE")
 	flag.Parse()
 
-	cfg := demo.Config{Engine: *engine}
+	cfg := demo.Config{Engine: *engine, Keep: os.Getenv("KEEP") == "1"}
 	if host := os.Getenv("DEMO_HOST"); host != "" {
 		e, err := existing(host)
 		if err != nil {

@@ -55,6 +55,9 @@ type Config struct {
 	Existing *Existing // nil: start a throwaway server
 	RepoRoot string    // "": found from the working directory
 	Out      io.Writer // nil: os.Stdout
+	// Keep: after the checks, leave the throwaway server running and print
+	// how to connect, until Ctrl-C (make demo KEEP=1).
+	Keep bool
 
 	// Seams for tests.
 	localBinaries   func(flavor) (string, bool)
@@ -174,6 +177,9 @@ func (r *run) main() int {
 
 	defer r.cleanup() // on a panic too; a no-op once done
 	r.allSteps()      // stops at the first failure of a step later steps need
+	if r.cfg.Keep {
+		r.keepUntilInterrupted()
+	}
 	r.cleanup()
 	return r.verdict()
 }
