@@ -33,6 +33,8 @@ var serverSurface = []string{
 	"DropOwnDatabase",
 	"DropOwner",
 	"Info",
+	"ListDatabases", // read-only: list resources
+	"ListOwners",    // read-only: list resources
 	"LoginIdentity",
 	"Owner",
 	"ReadGrant",
