@@ -62,6 +62,7 @@ func main() {
 	flag.IntVar(&cfg.Rounds, "rounds", envInt("ROUNDS", 5), "rounds; default $ROUNDS or 5")
 	flag.BoolVar(&cfg.Peers, "peers", envBool("PEERS"), "include the peer provider; default $PEERS")
 	flag.BoolVar(&cfg.Shape, "shape", envBool("SHAPE"), "add the shape floor (cmd/benchshape: tenantdb's schemas, no code); default $SHAPE")
+	flag.StringVar(&cfg.GrantRefresh, "grant-refresh", os.Getenv("GRANT_REFRESH"), "tenantdb's postgres_grant_refresh (\"database\": the shallow refresh); default $GRANT_REFRESH")
 	flag.BoolVar(&cfg.NoCA, "no-ca", envBool("NO_CA"), "tenantdb and the shape floor connect with tls = \"require\" and no CA; default $NO_CA")
 	flag.IntVar(&cfg.CACerts, "ca-certs", envInt("CA_CERTS", 1), "certificates in the CA file the provider's ca_certs reads (the server's CA and K-1 RSA fillers); default $CA_CERTS or 1")
 	flag.BoolVar(&cfg.NoTFData, "no-tfdata", envBool("NO_TFDATA"), "leave terraform_data out (tenantdb and the floor only); default $NO_TFDATA")

@@ -51,23 +51,26 @@ import (
 
 // Config is what `make bench` passes.
 type Config struct {
-	Tenants     int    // N (default 500)
-	Engine      string // "mariadb" (default) or "postgres"
-	Rounds      int    // default 5
-	Peers       bool   // include the peer provider (binaries in CacheDir)
-	NoTFData    bool   // leave terraform_data out (growth runs: tenantdb and the floor only)
-	Shape       bool   // add the shape floor: tenantdb's schemas, no code (cmd/benchshape)
-	NoCA        bool   // tenantdb and the shape floor use tls = "require" without a CA
-	CACerts     int    // certificates in the CA file (the server's CA and CACerts-1 fillers); 0 or 1: the CA alone
-	Profile     bool   // also profile one no-op plan of tenantdb (CPU and heap)
-	ProfileOnly bool   // no rounds: only the profile (implies Profile)
-	Parallelism int    // terraform -parallelism; 0: terraform's default (10)
-	ReportPath  string // where the markdown report goes ("": CacheDir/results/...)
-	RepoRoot    string // "": found from the working directory
-	CacheDir    string // "": $TENANTDB_BENCH_CACHE or ~/.cache/tenantdb/bench
-	Keep        bool   // keep the temp dir (working dirs, terraform logs, profiles)
-	Out         io.Writer
-	Log         io.Writer // progress lines
+	Tenants  int    // N (default 500)
+	Engine   string // "mariadb" (default) or "postgres"
+	Rounds   int    // default 5
+	Peers    bool   // include the peer provider (binaries in CacheDir)
+	NoTFData bool   // leave terraform_data out (growth runs: tenantdb and the floor only)
+	Shape    bool   // add the shape floor: tenantdb's schemas, no code (cmd/benchshape)
+	NoCA     bool   // tenantdb and the shape floor use tls = "require" without a CA
+	// GrantRefresh is tenantdb's postgres_grant_refresh ("database": the
+	// shallow PostgreSQL refresh; "" the default).
+	GrantRefresh string
+	CACerts      int    // certificates in the CA file (the server's CA and CACerts-1 fillers); 0 or 1: the CA alone
+	Profile      bool   // also profile one no-op plan of tenantdb (CPU and heap)
+	ProfileOnly  bool   // no rounds: only the profile (implies Profile)
+	Parallelism  int    // terraform -parallelism; 0: terraform's default (10)
+	ReportPath   string // where the markdown report goes ("": CacheDir/results/...)
+	RepoRoot     string // "": found from the working directory
+	CacheDir     string // "": $TENANTDB_BENCH_CACHE or ~/.cache/tenantdb/bench
+	Keep         bool   // keep the temp dir (working dirs, terraform logs, profiles)
+	Out          io.Writer
+	Log          io.Writer // progress lines
 }
 
 // Phase is one terraform command of a workload's cycle.
@@ -277,6 +280,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.NoCA {
 		tdTarget.TLS, tdTarget.HasCA = "require", false
 	}
+	tdTarget.GrantRefresh = cfg.GrantRefresh
 	ownerPassword := "Ow-" + randomHex(12)
 	n := cfg.Tenants
 	works := []*workload{

@@ -41,6 +41,10 @@ type Target struct {
 	Admin  string // tenantdb's admin login
 	TLS    string // tenantdb tls mode ("verify-full" with a CA)
 	HasCA  bool   // caFile is in the working dir (the provider's ca_certs)
+	// GrantRefresh is tenantdb's postgres_grant_refresh ("" = the default,
+	// "tables"; "database" = the shallow refresh). The shape floor has no
+	// such argument and never gets it.
+	GrantRefresh string
 }
 
 // Resources is how many resources a configuration of n tenants has: one
@@ -89,10 +93,14 @@ variable "owner_password" {
 `, p)
 	// The admin password comes from TENANTDB_ADMIN_PASSWORD_MAIN; the CA
 	// (one certificate, or CA_CERTS of them) from the provider's ca_certs.
+	refresh := ""
+	if t.GrantRefresh != "" && p == "tenantdb" {
+		refresh = fmt.Sprintf("  postgres_grant_refresh = %q\n", t.GrantRefresh)
+	}
 	if t.HasCA {
-		fmt.Fprintf(&b, "provider %q {\n  ca_certs = { %s = file(\"${path.module}/%s\") }\n}\n\n", p, serverName, caFile)
+		fmt.Fprintf(&b, "provider %q {\n%s  ca_certs = { %s = file(\"${path.module}/%s\") }\n}\n\n", p, refresh, serverName, caFile)
 	} else {
-		fmt.Fprintf(&b, "provider %q {}\n\n", p)
+		fmt.Fprintf(&b, "provider %q {\n%s}\n\n", p, refresh)
 	}
 	fmt.Fprintf(&b, `resource "%s_db_server" "main" {
   name     = %q
