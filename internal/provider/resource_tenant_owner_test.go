@@ -243,8 +243,8 @@ resource "tenantdb_tenant_owner" "o" {
 			}
 			steps = append(steps,
 				resource.TestStep{
-					PreConfig:   func() { s.beforeRefusal(t, &proof, "") },
-					Config:      s.serverHCL(`reserved_usernames = ["app_group"]`) + owner(foreign, ""),
+					PreConfig: func() { s.beforeRefusal(t, &proof, "") },
+					Config:    s.serverHCL(`reserved_usernames = ["app_group"]`) + owner(foreign, ""),
 					// The fix gives both recoveries: the import block and the
 					// one statement (Terraform wraps the text: \s+ between words).
 					ExpectError: regexp.MustCompile(`(?s)PreExistingOwnerUser.*import\s+\{.*to\s+=\s+tenantdb_tenant_owner.*DROP\s+(USER|ROLE)`),
