@@ -38,9 +38,9 @@ func TestScanCSVLog(t *testing.T) {
 	all := scan(data, 100)
 	want := []got{
 		{pgJSONEntry{Pid: 23981, Severity: "LOG", Message: "database system is ready to accept connections"}, 100 + int64(len(csvLogSample[0]))},
-		{pgJSONEntry{User: "tenantdb_admin", Pid: 24038, Severity: "LOG", Message: "statement: SELECT 'a\nb, \"c\"'", Vxid: "3/2"},
+		{pgJSONEntry{User: "tenantdb_admin", DBName: "postgres", Pid: 24038, Severity: "LOG", Message: "statement: SELECT 'a\nb, \"c\"'", Vxid: "3/2"},
 			100 + int64(len(csvLogSample[0])+len(csvLogSample[1]))},
-		{pgJSONEntry{User: "tenantdb_admin", Pid: 24038, Severity: "ERROR", Message: `syntax error at or near "SELEC"`, Statement: "SELEC 1", Vxid: "3/3"},
+		{pgJSONEntry{User: "tenantdb_admin", DBName: "postgres", Pid: 24038, Severity: "ERROR", Message: `syntax error at or near "SELEC"`, Statement: "SELEC 1", Vxid: "3/3"},
 			100 + int64(len(data))},
 	}
 	if fmt.Sprint(all) != fmt.Sprint(want) {
