@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -422,4 +423,44 @@ func TestAccTenantOwner_replacedLoginUntouched(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAccTenantDatabase_inUseByDroppedOwner (PostgreSQL): the owner login
+// still has a session in the tenant database when one destroy drops the
+// login and then the database (deletion_policy = "delete"). The database
+// is refused (DatabaseInUse) and the session is named by its role's OID,
+// never as user "".
+func TestAccTenantDatabase_inUseByDroppedOwner(t *testing.T) {
+	s := testAccServer(t, "postgres")
+	db, owner := uniqueName("iud"), uniqueName("iudo")
+	t.Cleanup(func() {
+		s.dropDatabase(t, db)
+		s.dropLogins(t, owner)
+	})
+	w := newCLIWorkspace(t)
+	cfg := s.serverHCL("") + strings.Replace(ownerHCL(db, owner, "Owner-pw-1", 1, ""),
+		"name   = "+strconv.Quote(db), "name   = "+strconv.Quote(db)+"\n  deletion_policy = \"delete\"", 1)
+	w.write(cfg)
+	w.run("apply", "-auto-approve").mustSucceed(t, "create")
+	pool, err := s.Open(testserver.Login{Username: owner, Password: "Owner-pw-1"}, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	conn, err := pool.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), "SELECT 1"); err != nil {
+		t.Fatal(err)
+	}
+	r := w.run("destroy", "-auto-approve").mustFail(t, "destroy while the owner's session is open")
+	d := r.requireDiag(t, "error", "DatabaseInUse")
+	if strings.Contains(d.Detail, `user ""`) || !strings.Contains(d.Detail, "a role dropped since (OID") {
+		t.Fatalf("the session of the dropped owner is not named by its OID: %q", d.Detail)
+	}
+	conn.Close()
+	pool.Close()
+	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy once the session ended")
 }
