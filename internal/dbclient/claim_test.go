@@ -5,6 +5,7 @@ package dbclient
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -88,9 +89,17 @@ func (e *env) noNonceLeft() {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	// Other tests share the server and claim databases in parallel: their
+	// nonce databases exist for a moment before the rename. One left behind
+	// is still there after a few seconds.
 	var n int
-	if err := db.QueryRowContext(e.ctx, `SELECT count(*) FROM pg_database WHERE datname LIKE $1`, ddl.NonceDatabasePrefix+"%").Scan(&n); err != nil {
-		e.t.Fatal(err)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if err := db.QueryRowContext(e.ctx, `SELECT count(*) FROM pg_database WHERE datname LIKE $1`, ddl.NonceDatabasePrefix+"%").Scan(&n); err != nil {
+			e.t.Fatal(err)
+		}
+		if n == 0 || time.Now().After(deadline) {
+			break
+		}
 	}
 	if n != 0 {
 		e.t.Fatalf("%d nonce databases (%s...) were left behind", n, ddl.NonceDatabasePrefix)
