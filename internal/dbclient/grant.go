@@ -76,15 +76,26 @@ func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		st.Held = g.read.Held()
 		return st, nil
 	}
+	return s.readFromSnapshots(ctx, st, user, func(ctx context.Context) ([]ddl.Privilege, error) {
+		return s.refreshPrivileges(ctx, db, user)
+	})
+}
+
+// readFromSnapshots completes st from the logins snapshot (the principal
+// and its identity) and held (what it holds, all of it at one level: a
+// MySQL/MariaDB grant row, or a PostgreSQL database ACL). A missing
+// principal leaves st as it is.
+func (s *Server) readFromSnapshots(ctx context.Context, st GrantState, user ddl.Username,
+	held func(context.Context) ([]ddl.Privilege, error)) (GrantState, error) {
 	pid, found, err := s.loginIdentity(ctx, user, true)
 	if err != nil || !found {
 		return st, err
 	}
-	st.PrincipalFound, st.Identity.Principal = true, pid
-	privs, err := s.refreshPrivileges(ctx, db, user)
+	privs, err := held(ctx)
 	if err != nil {
 		return st, err
 	}
+	st.PrincipalFound, st.Identity.Principal = true, pid
 	st.Held = ddl.HeldEverywhere(privs)
 	return st, nil
 }
@@ -95,21 +106,16 @@ func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 // the grant is still there (RowsOutliveDatabase), so it stays in state and
 // its destroy revokes them. PostgreSQL privileges go with the database.
 func (s *Server) readOrphanGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (GrantState, error) {
-	var st GrantState
 	if s.info.Flavor == ddl.FlavorPostgres {
-		return st, nil
+		return GrantState{}, nil
 	}
-	pid, found, err := s.loginIdentity(ctx, user, true)
-	if err != nil || !found {
-		return st, err
+	st, err := s.readFromSnapshots(ctx, GrantState{}, user, func(ctx context.Context) ([]ddl.Privilege, error) {
+		return s.refreshPrivileges(ctx, db, user)
+	})
+	if err != nil || len(st.Held.Any) == 0 {
+		return GrantState{}, err // no rows left: the grant is gone with its database
 	}
-	privs, err := s.refreshPrivileges(ctx, db, user)
-	if err != nil || len(privs) == 0 {
-		return st, err
-	}
-	st.PrincipalFound, st.Identity.Principal = true, pid
 	st.RowsOutliveDatabase = true
-	st.Held = ddl.HeldEverywhere(privs)
 	return st, nil
 }
 

@@ -31,18 +31,11 @@ func FullGrantRead(ctx context.Context) context.Context {
 // readGrantShallow is ReadGrant from the snapshots; Held holds only the
 // database-level privileges, and Shallow says so.
 func (s *Server) readGrantShallow(ctx context.Context, db ddl.DatabaseName, user ddl.Username, st GrantState) (GrantState, error) {
-	pid, found, err := s.loginIdentity(ctx, user, true)
-	if err != nil || !found {
-		return st, err
-	}
-	st.PrincipalFound, st.Identity.Principal = true, pid
-	privs, err := s.snapshotDatabaseACL(ctx, db, user)
-	if err != nil {
-		return st, err
-	}
-	st.Shallow = true
-	st.Held = ddl.HeldEverywhere(privs)
-	return st, nil
+	st, err := s.readFromSnapshots(ctx, st, user, func(ctx context.Context) ([]ddl.Privilege, error) {
+		return s.snapshotDatabaseACL(ctx, db, user)
+	})
+	st.Shallow = st.PrincipalFound
+	return st, err
 }
 
 // snapshotDatabaseACL serves the principal's database privileges from the

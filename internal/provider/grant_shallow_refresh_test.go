@@ -5,16 +5,9 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 )
-
-// withGrantRefresh sets the provider's postgres_grant_refresh in a
-// configuration built by serverHCL.
-func withGrantRefresh(cfg, depth string) string {
-	return strings.Replace(cfg, "\nprovider \"tenantdb\" {\n", "\nprovider \"tenantdb\" {\n  postgres_grant_refresh = \""+depth+"\"\n", 1)
-}
 
 // TestAccGrantRefresh_shallow (PostgreSQL): with postgres_grant_refresh =
 // "database" a no-op plan opens no connection into the tenant database (the
@@ -32,7 +25,7 @@ func TestAccGrantRefresh_shallow(t *testing.T) {
 	w := newCLIWorkspace(t)
 	base := s.serverHCL("") + ownerHCL(db, owner, "Owner-pw-1", 1, "") +
 		grantHCL("g", "tenantdb_tenant_database.db.name", user, `["SELECT"]`, "")
-	shallow := withGrantRefresh(base, "database")
+	shallow := withProviderArg(base, "postgres_grant_refresh", "database")
 	w.write(shallow)
 	w.run("apply", "-auto-approve").mustSucceed(t, "create")
 	if err := s.as(owner, "Owner-pw-1", db, "CREATE TABLE t (v int)"); err != nil {

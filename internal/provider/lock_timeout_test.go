@@ -9,10 +9,15 @@ import (
 	"testing"
 )
 
-// withLockTimeout sets the provider's lock_timeout in a configuration
-// built by serverHCL.
+// withProviderArg adds an argument (name = "value") to the provider block
+// of a configuration built by serverHCL.
+func withProviderArg(cfg, name, value string) string {
+	return strings.Replace(cfg, "\nprovider \"tenantdb\" {\n", "\nprovider \"tenantdb\" {\n  "+name+" = \""+value+"\"\n", 1)
+}
+
+// withLockTimeout sets the provider's lock_timeout.
 func withLockTimeout(cfg, timeout string) string {
-	return strings.Replace(cfg, "\nprovider \"tenantdb\" {\n", "\nprovider \"tenantdb\" {\n  lock_timeout = \""+timeout+"\"\n", 1)
+	return withProviderArg(cfg, "lock_timeout", timeout)
 }
 
 // holdLock opens a superuser transaction in db that runs stmt (and so

@@ -5,6 +5,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -99,5 +101,58 @@ func (pemBundleValidator) ValidateString(_ context.Context, req validator.String
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid CA certificate",
 			"The value holds no PEM certificate (a block starting -----BEGIN CERTIFICATE-----). Give the PEM text "+
 				"itself, e.g. file(\"${path.module}/ca.pem\"), not a file name.")
+	}
+}
+
+// engineValidator accepts "mysql" and "postgres", and answers the common
+// slips with what to write instead ("mariadb", "postgresql", "pg", ...).
+type engineValidator struct{}
+
+func (engineValidator) Description(context.Context) string {
+	return `"mysql" (MySQL 8.0+, MariaDB 10.6+) or "postgres" (PostgreSQL 15+)`
+}
+
+func (v engineValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+// engineSlips maps what people write to the engine they mean.
+var engineSlips = map[string]string{
+	"mariadb": "MariaDB uses engine = \"mysql\" (the flavor, mariadb, is detected and shown in the computed `flavor`).",
+	"mysql8":  "MySQL uses engine = \"mysql\".", "aurora-mysql": "Aurora MySQL uses engine = \"mysql\".",
+	"postgresql": "PostgreSQL uses engine = \"postgres\".", "pg": "PostgreSQL uses engine = \"postgres\".",
+	"pgsql": "PostgreSQL uses engine = \"postgres\".", "aurora-postgresql": "Aurora PostgreSQL uses engine = \"postgres\".",
+}
+
+func (v engineValidator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	got := req.ConfigValue.ValueString()
+	if got == string(ddl.EngineMySQL) || got == string(ddl.EnginePostgres) {
+		return
+	}
+	hint, ok := engineSlips[strings.ToLower(strings.TrimSpace(got))]
+	if !ok {
+		hint = "Use " + v.Description(ctx) + "."
+	}
+	resp.Diagnostics.AddAttributeError(req.Path, "Unknown engine", fmt.Sprintf("engine %q is not an engine tenantdb knows. %s", got, hint))
+}
+
+// durationValidator accepts a Go duration ("30s", "2m") within [min, max].
+type durationValidator struct{ min, max time.Duration }
+
+func (v durationValidator) Description(context.Context) string {
+	return fmt.Sprintf("a duration such as \"30s\" or \"2m\", between %s and %s", v.min, v.max)
+}
+
+func (v durationValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v durationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	d, err := time.ParseDuration(req.ConfigValue.ValueString())
+	if err != nil || d < v.min || d > v.max {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration",
+			fmt.Sprintf("%q is not %s.", req.ConfigValue.ValueString(), v.Description(context.Background())))
 	}
 }
