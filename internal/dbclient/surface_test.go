@@ -33,6 +33,7 @@ var serverSurface = []string{
 	"DropOwnDatabase",
 	"DropOwner",
 	"Info",
+	"JoinOwnerRole", // an imported PostgreSQL owner: the admin joins its role (checks the login read)
 	"ListDatabases", // read-only: list resources
 	"ListOwners",    // read-only: list resources
 	"LoginIdentity",
@@ -42,6 +43,7 @@ var serverSurface = []string{
 	"RotateOwner",
 	"SetOwnerPassword",
 	"SyncOwnerPrivileges",
+	"UnescapedGrant", // read-only: an old unescaped MySQL grant beside tenantdb's
 	"UpdateGrant",
 }
 

@@ -93,6 +93,28 @@ func (h GrantHeld) Reported(info ServerInfo, desired PrivilegeSet) []Privilege {
 	return sortedUnique(out)
 }
 
+// Imported is what an import shows, with no configuration to compare
+// with: every privilege held completely, and GRANT OPTION wherever it is
+// held. A privilege held only in part (PostgreSQL: SELECT on the tables
+// without CONNECT on the database, as cyrilgdn leaves a grant its
+// non-superuser admin made) is left out, so a configuration declaring it
+// plans the update that completes it, and the refresh after that apply
+// reads what the import read. (Reported with a zero desired set would show
+// it, the plan would be empty, and the next refresh would find it missing.)
+func (h GrantHeld) Imported(info ServerInfo) []Privilege {
+	catalog := Catalog(info)
+	var out []Privilege
+	for _, p := range h.Complete {
+		if slices.Contains(catalog, p) {
+			out = append(out, p)
+		}
+	}
+	if slices.Contains(h.Any, GrantOption) {
+		out = append(out, GrantOption)
+	}
+	return sortedUnique(out)
+}
+
 // ShallowHeld is a shallow PostgreSQL refresh's judgement: the database
 // privileges as read (dbPrivs), and, only while the principal has CONNECT,
 // the declared table privileges taken as held (they were not read). Without

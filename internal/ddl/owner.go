@@ -44,9 +44,24 @@ func ErrOwnerConflict(server string, db DatabaseName, other, why string) *Error 
 // PostgreSQL requires to give it a database.
 func MakeDatabaseOwner(db DatabaseName, owner Username) Plan {
 	return Plan{Statements: []Statement{
-		sql("GRANT ", pgIdent(owner.s), " TO CURRENT_USER").done(),
+		adminJoins(owner),
 		sql("ALTER DATABASE ", pgIdent(db.s), " OWNER TO ", pgIdent(owner.s)).done(),
 	}}
+}
+
+// JoinOwnerRole makes the admin a member of a PostgreSQL owner role, as
+// CreateOwner and MakeDatabaseOwner do first: an imported owner's database
+// is then the admin's to manage (connect to it once PUBLIC has no CONNECT,
+// grant on its tables, ALTER DEFAULT PRIVILEGES FOR ROLE the owner).
+// PostgreSQL 15 allows it to a CREATEROLE admin; 16+ only when the admin
+// administers the role (ErrRoleNotAdministered names the statement).
+func JoinOwnerRole(owner Username) Plan {
+	return Plan{Statements: []Statement{adminJoins(owner)}}
+}
+
+// adminJoins is the one rendering of the admin's membership in an owner role.
+func adminJoins(owner Username) Statement {
+	return sql("GRANT ", pgIdent(owner.s), " TO CURRENT_USER").done()
 }
 
 // ErrPostgresOwnerPrivileges: a PostgreSQL owner's privileges are its

@@ -79,7 +79,7 @@ func (d postgres) CreateOwner(db DatabaseName, owner Username, pw Password, _ Pr
 	return Plan{
 		Statements: []Statement{
 			sql("CREATE ROLE ", pgIdent(owner.s), " LOGIN PASSWORD ").secret(pgLiteral(d.verifier(pw))).claims().done(),
-			sql("GRANT ", pgIdent(owner.s), " TO CURRENT_USER").done(),
+			adminJoins(owner),
 			sql("ALTER DATABASE ", pgIdent(db.s), " OWNER TO ", pgIdent(owner.s)).done(),
 		},
 		Undo: d.DropLogin(db, owner).Statements,

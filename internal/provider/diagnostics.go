@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -101,6 +102,7 @@ const (
 	summaryOldLoginPending  = "Old owner login not dropped yet"
 	summaryOldLoginsLeft    = "Could not drop every old login"
 	summaryInvalidImportID  = "Invalid import ID"
+	summaryUnescapedGrant   = "DriftDetected: an old unescaped grant on the database name remains"
 	summarySettingsUnknown  = "Server settings are not known"
 	summaryConfigureType    = "Unexpected Resource Configure Type"
 )
@@ -178,4 +180,16 @@ func configuredData(data any, diags *diag.Diagnostics) *providerData {
 		return nil
 	}
 	return d
+}
+
+// addUnescapedGrantWarning: beside the login's grant on the escaped
+// database name (tenantdb's), MySQL/MariaDB hold an old grant on the name
+// written unescaped (by hand, or petoju/mysql), which tenantdb does not
+// manage: revoke names the statements that remove it.
+func addUnescapedGrantWarning(diags *diag.Diagnostics, object, revoke string) {
+	diags.AddWarning(summaryUnescapedGrant, fmt.Sprintf("%s: the server also holds an older grant on the database "+
+		"name written without escaping its wildcards (each _ in it matches any character, so it also reaches "+
+		"databases whose names differ there). tenantdb manages only the escaped grant, so this one survives every "+
+		"change and the destroy of this resource. Remove it, as an account with the GRANT OPTION on it (the admin "+
+		"or a superuser), with:\n  %s", object, strings.ReplaceAll(strings.TrimSpace(revoke), "\n", "\n  ")))
 }

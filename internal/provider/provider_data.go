@@ -47,6 +47,7 @@ type grantServer interface {
 	ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (dbclient.GrantState, error)
 	UpdateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username, desired ddl.PrivilegeSet, recorded dbclient.GrantIdentity) error
 	RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded dbclient.GrantIdentity) (dbclient.GrantRevoke, error)
+	UnescapedGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (string, error)
 }
 
 var _ grantServer = (*dbclient.Server)(nil)

@@ -383,6 +383,7 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 	state.Privileges = grantPrivilegesValue(ctx, srv.Info(), state.Privileges, held, importing)
 	state.ID = types.StringValue(grantID(t.ref, t.db.String(), t.user.String()))
+	warnUnescapedGrant(ctx, srv, t.db, t.user, &resp.Diagnostics)
 	resp.Diagnostics.Append(recordGrantIdentities(ctx, resp.Private, st.Identity)...)
 	resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 }
@@ -398,8 +399,11 @@ func grantPrivilegesValue(ctx context.Context, info ddl.ServerInfo, current type
 			declared = set
 		}
 	}
+	if importing {
+		return privilegeSetValue(ddl.FromActual(info, held.Imported(info)).Names())
+	}
 	reported := held.Reported(info, declared)
-	if importing || declared.IsZero() || !declared.Equal(info, reported) {
+	if declared.IsZero() || !declared.Equal(info, reported) {
 		return privilegeSetValue(ddl.FromActual(info, reported).Names())
 	}
 	return current

@@ -49,6 +49,10 @@ func (f *fakeGrantServer) RevokeGrant(context.Context, ddl.DatabaseName, ddl.Use
 	return dbclient.GrantRevoke{}, nil
 }
 
+func (f *fakeGrantServer) UnescapedGrant(context.Context, ddl.DatabaseName, ddl.Username) (string, error) {
+	return "", nil
+}
+
 // readGrantWith runs the grant resource's Read on a state for database db
 // against fake, with no server and no terraform.
 func readGrantWith(t *testing.T, fake *fakeGrantServer, db string) *resource.ReadResponse {

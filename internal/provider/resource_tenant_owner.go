@@ -396,7 +396,14 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 	if importing {
 		state.UserCreated = types.BoolValue(false)
+		// The admin manages the imported tenant as its owner (PostgreSQL):
+		// what the owner's create gives it, an import gives it too.
+		if err := srv.JoinOwnerRole(ctx, t.db, t.user, st.Identity); err != nil {
+			addError(&resp.Diagnostics, fmt.Sprintf("import %s (the admin must act as the owner of database %q)", object, t.db), err)
+			return
+		}
 	}
+	warnUnescapedGrant(ctx, srv, t.db, t.user, &resp.Diagnostics)
 	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, st.Identity)...)
 	resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 }

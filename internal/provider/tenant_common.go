@@ -109,3 +109,16 @@ func planRef(v types.String, diags *diag.Diagnostics) (serverRef, bool) {
 	}
 	return ref, true
 }
+
+// warnUnescapedGrant adds the warning about an old unescaped MySQL grant
+// of user on db, when the server holds one (read from the snapshot that
+// the refresh already loaded). A failed read only loses the warning.
+func warnUnescapedGrant(ctx context.Context, srv interface {
+	UnescapedGrant(context.Context, ddl.DatabaseName, ddl.Username) (string, error)
+}, db ddl.DatabaseName, user ddl.Username, diags *diag.Diagnostics) {
+	revoke, err := srv.UnescapedGrant(ctx, db, user)
+	if err != nil || revoke == "" {
+		return
+	}
+	addUnescapedGrantWarning(diags, fmt.Sprintf("login %q on database %q", user, db), revoke)
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// What an import of a tenant made elsewhere (by hand, or by the
+// petoju/mysql and cyrilgdn/postgresql providers) needs beyond a read.
+
+// JoinOwnerRole makes the admin a member of an imported PostgreSQL owner
+// role that owns db, as the owner's create does (ddl.JoinOwnerRole): without
+// it the admin cannot grant on the tenant's tables, nor connect once PUBLIC
+// has lost CONNECT. Nothing runs when the admin already acts as the role,
+// the role does not own db (the next apply hands db over, which joins it
+// too), or the login is not the one read (recorded). PostgreSQL 16+ allows
+// the GRANT only to an admin that administers the role: otherwise it
+// refuses (MissingAdminRights, naming the superuser's statement) before any
+// statement. MySQL/MariaDB: nothing to do.
+func (s *Server) JoinOwnerRole(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) error {
+	if s.info.Flavor != ddl.FlavorPostgres {
+		return nil
+	}
+	return s.withLock(ctx, db, func(ctx context.Context) error {
+		c, err := s.CheckLogin(ctx, user, recorded)
+		if err != nil {
+			return err
+		}
+		if !c.Found || c.Verdict != Same {
+			return s.errLoginNotOurs(user, c)
+		}
+		var owns, member bool
+		err = s.query(ctx, func(ctx context.Context, q queryer) error {
+			return q.QueryRowContext(ctx, `SELECT d.datdba = r.oid, pg_has_role(current_user, r.oid, 'USAGE')
+				FROM pg_database d, pg_roles r WHERE d.datname = $1 AND r.rolname = $2`,
+				db.String(), user.String()).Scan(&owns, &member)
+		})
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // the database or the role is gone: the callers' reads report it
+		}
+		if err != nil {
+			return s.readError(fmt.Sprintf("read whether the admin acts as login %s", user), err)
+		}
+		if !owns || member {
+			return nil
+		}
+		if err := s.requireAdministers(ctx, user); err != nil {
+			return err
+		}
+		return s.exec(ctx, ddl.JoinOwnerRole(user))
+	})
+}
+
+// UnescapedGrant returns the statements that revoke user's old grant on
+// db's name written unescaped (ddl.UnescapedGrantPattern), or "" when
+// there is none: MySQL/MariaDB, from the grant-row snapshot (no query of
+// its own). PostgreSQL: always "".
+func (s *Server) UnescapedGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (string, error) {
+	pattern := ddl.UnescapedGrantPattern(db)
+	if s.info.Flavor == ddl.FlavorPostgres || pattern == "" {
+		return "", nil
+	}
+	vals, err := s.snapshotGrantRow(ctx, mysqlDBColumnNames(s.info), user, pattern)
+	if err != nil {
+		return "", s.readError(fmt.Sprintf("read the unescaped grant of %s on %s", user, db), err)
+	}
+	privs := mysqlDBPrivileges(s.info, vals)
+	if len(privs) == 0 {
+		return "", nil
+	}
+	return ddl.RevokeUnescapedGrant(db, user, slices.Contains(privs, ddl.GrantOption)).String(), nil
+}
