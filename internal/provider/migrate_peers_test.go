@@ -360,6 +360,13 @@ func (s accServer) moveFleet(t *testing.T, f migrationFleet, peer, peerHCL strin
 		t.Fatalf("the import apply: %v\n%s", r.Err, r.Output)
 	}
 	r.forbidDiag(t, "Could not refresh")
+	// The guide: each imported grant is updated to what it declares (MySQL:
+	// the escaped grant; cyrilgdn: its missing CONNECT).
+	for _, k := range f.keys {
+		if !strings.Contains(r.Output, `tenantdb_tenant_grant.reporting[\"`+k+`\"]: Modifying`) {
+			t.Errorf("the import apply did not update the grant of %s", k)
+		}
+	}
 	checkImport(r)
 	w.requireEmptyPlan(t, "right after the import apply")
 	between()
