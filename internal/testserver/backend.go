@@ -18,6 +18,14 @@ const (
 	EnvCAFile         = "TENANTDB_TEST_CA_FILE"
 	EnvPostgresBinDir = "TENANTDB_TEST_POSTGRES_BINDIR"
 	EnvEngines        = "TENANTDB_TEST_ENGINES"
+	// EnvDockerNetwork: "published" (default: the container's port is
+	// published on 127.0.0.1) or "host" (host networking, for Docker
+	// daemons without a bridge network: the server listens on 127.0.0.1).
+	EnvDockerNetwork = "TENANTDB_TEST_DOCKER_NETWORK"
+	// EnvDockerRun: a label value given to every container this process
+	// starts (org.tenantdb.testserver.run), so that the run's leftovers can
+	// be found and removed (scripts/testacc-docker.sh).
+	EnvDockerRun = "TENANTDB_TEST_DOCKER_RUN"
 	// EnvPostgres14BinDir names a bin dir of PostgreSQL 14 (initdb,
 	// postgres) for the tests that start one to see it refused or to check
 	// the harness's csvlog path; unset, those tests skip.

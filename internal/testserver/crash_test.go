@@ -23,9 +23,6 @@ func TestCrashRestart(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { srv.Stop() })
-			if srv.Backend != testserver.BackendLocal {
-				t.Skip("Crash/Restart need the local backend")
-			}
 			super, err := srv.SuperDB("")
 			if err != nil {
 				t.Fatal(err)

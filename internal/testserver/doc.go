@@ -42,9 +42,10 @@
 //	srv := testserver.Shared(t, "mysql", testserver.WithLowerCaseTableNames())
 //
 // WithLowerCaseTableNames: MariaDB with lower_case_table_names = 1 (given to
-// mariadb-install-db and mariadbd alike), with the same TLS and the same
-// minimal admin as the default server. Local backend only: with another
-// backend Start and Shared fail with an error saying so.
+// mariadb-install-db and mariadbd alike; on docker, a server flag the
+// images also give their initialisation), with the same TLS and the same
+// minimal admin as the default server. Local and docker backends: with dsn
+// Start and Shared fail with an error saying so.
 //
 // WithPostgresBinDir(dir): PostgreSQL from the initdb and postgres in dir
 // rather than those TENANTDB_TEST_POSTGRES_BINDIR or /usr/lib/postgresql
@@ -54,7 +55,7 @@
 // # Statement log
 //
 // The servers this package starts record every statement they receive (see
-// "Backends" at the end of this section for docker and dsn), with the login
+// "Backends" at the end of this section for dsn), with the login
 // that sent it, so that a test can prove from the server's own log what a
 // login ran, for instance that nothing ran before a refusal:
 //
@@ -128,9 +129,11 @@
 // tests run should give the provider a login of its own (CreateAdminLogin).
 //
 // Backends. local: both engines, as above. docker: MariaDB/MySQL turns the
-// general log on in the container at first use (SET GLOBAL); PostgreSQL
-// fails with an error (the image logs to the container's stderr, which is
-// not read). dsn: MariaDB/MySQL turns the general log on at first use if it
+// general log on (SET GLOBAL, after the harness's set-up and again after a
+// Restart); PostgreSQL runs with the local backend's logging settings, the
+// collector writing in tenantdb-log/ of the container's data directory,
+// read from the container with docker exec (tail from the offset), so the
+// statement log works the same on both. dsn: MariaDB/MySQL turns the general log on at first use if it
 // is off (SET GLOBAL log_output including TABLE, general_log = 1; needs
 // SUPER or SYSTEM_VARIABLES_ADMIN) and Stop puts the previous settings back
 // (another run on the same server that still needs the log then fails its
@@ -160,10 +163,23 @@
 //     as well as "disable".
 //   - "docker": testcontainers-go. The image is TENANTDB_TEST_MYSQL_IMAGE
 //     (default mariadb:11.4; mysql:8.4 and mysql:8.0 work too) or
-//     TENANTDB_TEST_POSTGRES_IMAGE (default postgres:15). No certificate of
-//     ours is installed: CAPEM is "" and TLSMode reports what the image
-//     offers ("require" for MariaDB/MySQL images, which make their own
-//     self-signed certificate, "disable" for postgres images).
+//     TENANTDB_TEST_POSTGRES_IMAGE (default postgres:15; 15 and later, for
+//     jsonlog): the official images, or images that behave like them for
+//     what is used here (environment variables, data directory, the
+//     entrypoint's readiness line and its handling of server flags;
+//     scripts/docker-images.sh builds such stand-ins from Debian's packages
+//     where no registry answers). Each container gets what a local server
+//     gets: a CA and server certificate generated at start-up (copied in;
+//     CAPEM, TLSMode "verify-full", Host 127.0.0.1), the same minimal admin,
+//     the statement log and WithLowerCaseTableNames. The port is chosen by
+//     the harness and fixed for the container's life, so Crash (docker kill)
+//     and Restart (the same container started again, its data kept) work as
+//     on the local backend. TENANTDB_TEST_DOCKER_NETWORK: "published"
+//     (default; the image's port published on 127.0.0.1 at that port) or
+//     "host" (host networking, for daemons without a bridge network, such
+//     as dockerd --bridge=none: the server itself listens on 127.0.0.1 at
+//     that port). PID is the container's server process as this machine
+//     numbers it.
 //   - "dsn": an existing server, reached through a superuser DSN in
 //     TENANTDB_TEST_MYSQL_SUPER_DSN (go-sql-driver format, tcp only, e.g.
 //     "root:pw@tcp(127.0.0.1:3306)/?tls=skip-verify") or
@@ -185,5 +201,9 @@
 // running any Go code, so each local server also has a tiny watchdog shell
 // process holding a pipe to the test process: when the pipe closes (the test
 // process is gone, however it died) the watchdog kills the server and removes
-// the temp dir. Docker containers are reaped by testcontainers' own reaper.
+// the temp dir. A docker server's watchdog removes its container with the
+// docker CLI instead (testcontainers' reaper, Ryuk, does too where it runs;
+// without a registry it cannot be pulled: TESTCONTAINERS_RYUK_DISABLED=true).
+// Containers are labelled org.tenantdb.testserver.run=$TENANTDB_TEST_DOCKER_RUN
+// (scripts/testacc-docker.sh removes a run's leftovers by that label).
 package testserver

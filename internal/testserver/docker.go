@@ -3,31 +3,66 @@
 package testserver
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
 	"database/sql"
 	"fmt"
+	"io"
 	"net"
+	"net/netip"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
-	"github.com/testcontainers/testcontainers-go/modules/mariadb"
-	"github.com/testcontainers/testcontainers-go/modules/mysql"
-	"github.com/testcontainers/testcontainers-go/modules/postgres"
+	tcexec "github.com/testcontainers/testcontainers-go/exec"
+	"github.com/testcontainers/testcontainers-go/wait"
 )
 
-// Docker backend (testcontainers-go). No certificate of ours is installed in
-// the containers: CAPEM is "" and TLSMode says what the image offers.
+// Docker backend (testcontainers-go): the official mariadb, mysql and
+// postgres images, or images that behave like them (scripts/docker-images.sh).
+// Each container gets what a local server gets: the harness's CA and server
+// certificate (TLS offered, verify-full), the minimal admin, the statement
+// log (MariaDB/MySQL: general_log to a table, turned on at first use;
+// PostgreSQL: the logging settings of the local backend, the jsonlog written
+// in the data directory and read with docker exec) and the
+// lower_case_table_names=1 variant (a server flag). The server listens on a
+// port chosen by the harness: with host networking
+// (TENANTDB_TEST_DOCKER_NETWORK=host, for daemons without a bridge network)
+// the server itself listens on it, on 127.0.0.1; otherwise the container's
+// standard port is published on 127.0.0.1 at that port (fixed, so that a
+// Restart keeps it).
 
 const (
 	defaultMySQLImage    = "mariadb:11.4"
 	defaultPostgresImage = "postgres:15"
-	// dockerReadyTimeout: the module's wait strategy has already seen the
-	// "ready" log line; this only covers the last moments before TCP accepts.
-	dockerReadyTimeout = 60 * time.Second
+	// dockerReadyTimeout bounds the wait for a container's server to accept
+	// the harness's connection after the image's own initialisation (its
+	// readiness line) is done; a restarted container has it to recover.
+	dockerReadyTimeout = 2 * time.Minute
+	// dockerTLSDir holds the harness's CA, server certificate and key in the
+	// container (copied in before it starts).
+	dockerTLSDir = "/tenantdb-tls"
+	// dockerLabelRun labels every container with TENANTDB_TEST_DOCKER_RUN,
+	// so that a script can remove what a killed test process left behind.
+	dockerLabelRun = "org.tenantdb.testserver.run"
+	// pgDockerLogDir: the PostgreSQL container's log directory, relative
+	// to its data directory (PGDATA differs between images).
+	pgDockerLogDir = "tenantdb-log"
+)
+
+// Docker network modes (TENANTDB_TEST_DOCKER_NETWORK).
+const (
+	DockerNetworkPublished = "published"
+	DockerNetworkHost      = "host"
 )
 
 var (
@@ -74,11 +109,16 @@ func envOr(name, def string) string {
 	return def
 }
 
-func startDocker(ctx context.Context, engine string) (*Server, error) {
-	if engine == EngineMySQL {
-		return startDockerMySQL(ctx)
+// dockerHostNetwork applies TENANTDB_TEST_DOCKER_NETWORK.
+func dockerHostNetwork() (bool, error) {
+	switch v := strings.ToLower(envOr(EnvDockerNetwork, DockerNetworkPublished)); v {
+	case DockerNetworkPublished:
+		return false, nil
+	case DockerNetworkHost:
+		return true, nil
+	default:
+		return false, fmt.Errorf("%s=%q: want %q or %q", EnvDockerNetwork, v, DockerNetworkPublished, DockerNetworkHost)
 	}
-	return startDockerPostgres(ctx)
 }
 
 // isMariaDBImage tells MariaDB images (mariadb:11.4, docker.io/library/mariadb,
@@ -95,160 +135,509 @@ func isMariaDBImage(image string) bool {
 	return strings.Contains(strings.ToLower(repo), "mariadb")
 }
 
-func splitEndpoint(endpoint string) (string, int, error) {
-	host, p, err := net.SplitHostPort(endpoint)
-	if err != nil {
-		return "", 0, fmt.Errorf("container endpoint %q: %w", endpoint, err)
-	}
-	port, err := strconv.Atoi(p)
-	if err != nil {
-		return "", 0, fmt.Errorf("container endpoint %q: %w", endpoint, err)
-	}
-	return host, port, nil
+// dockerSpec is what differs per engine: the image, its environment, the
+// server flags (the images' entrypoints take a first argument starting with
+// "-" as flags for the server), and the port the server listens on inside
+// the container unless told otherwise.
+type dockerSpec struct {
+	image   string
+	env     map[string]string
+	cmd     func(port int, hostNet bool) []string
+	ctrPort int
 }
 
-func startDockerMySQL(ctx context.Context) (_ *Server, err error) {
+// dockerServer is a started container and how to reach it.
+type dockerServer struct {
+	ctr      *testcontainers.DockerContainer
+	host     string
+	port     int
+	hostNet  bool
+	attempts int
+	watchdog *watchdog
+}
+
+func startDocker(ctx context.Context, engine string, o startOptions) (*Server, error) {
+	hostNet, err := dockerHostNetwork()
+	if err != nil {
+		return nil, err
+	}
+	certs, err := newCertBundle()
+	if err != nil {
+		return nil, err
+	}
+	tlsConf, err := clientTLSConfig(certs.caPEM, "127.0.0.1")
+	if err != nil {
+		return nil, err
+	}
+	if engine == EngineMySQL {
+		return startDockerMySQL(ctx, o, hostNet, certs, tlsConf)
+	}
+	return startDockerPostgres(ctx, hostNet, certs, tlsConf)
+}
+
+// runDocker starts the container on a free port, retrying on a new port when
+// the chosen one was taken meanwhile, and waits for the image's readiness
+// line and then for ready to accept ready's connection.
+func runDocker(ctx context.Context, spec dockerSpec, hostNet bool, certs *certBundle, readyLine string,
+	ready func(ctx context.Context, host string, port int) error,
+) (*dockerServer, error) {
+	for attempt := 1; ; attempt++ {
+		// Fresh readers per attempt: a container consumes them.
+		files := []testcontainers.ContainerFile{
+			{Reader: bytes.NewReader(certs.caPEM), ContainerFilePath: dockerTLSDir + "/ca.pem", FileMode: 0o644},
+			{Reader: bytes.NewReader(certs.certPEM), ContainerFilePath: dockerTLSDir + "/server-cert.pem", FileMode: 0o644},
+			// Readable by the server's user; PostgreSQL gets its own copy
+			// (see pgDockerCmd), MariaDB/MySQL do not check the mode.
+			{Reader: bytes.NewReader(certs.keyPEM), ContainerFilePath: dockerTLSDir + "/server-key.pem", FileMode: 0o644},
+		}
+		port, err := pickPort(attempt)
+		if err != nil {
+			return nil, err
+		}
+		ctrPort := strconv.Itoa(spec.ctrPort) + "/tcp"
+		opts := []testcontainers.ContainerCustomizer{
+			testcontainers.WithEnv(spec.env),
+			testcontainers.WithCmd(spec.cmd(port, hostNet)...),
+			testcontainers.WithFiles(files...),
+			testcontainers.WithLabels(map[string]string{dockerLabelRun: envOr(EnvDockerRun, "none")}),
+			testcontainers.WithWaitStrategy(wait.ForLog(readyLine).WithStartupTimeout(startTimeout)),
+		}
+		if hostNet {
+			opts = append(opts, testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+				hc.NetworkMode = "host"
+			}),
+				// testcontainers attaches every container to its default
+				// network (reaper_default when the daemon has no bridge);
+				// a container on the host's network can have no other.
+				testcontainers.WithEndpointSettingsModifier(func(m map[string]*network.EndpointSettings) { clear(m) }))
+		} else {
+			opts = append(opts, testcontainers.WithExposedPorts(ctrPort),
+				testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+					p := network.MustParsePort(ctrPort)
+					hc.PortBindings = network.PortMap{p: {{HostIP: netip.AddrFrom4([4]byte{127, 0, 0, 1}), HostPort: strconv.Itoa(port)}}}
+				}))
+		}
+		ctr, err := testcontainers.Run(ctx, spec.image, opts...)
+		if err == nil {
+			ds := &dockerServer{ctr: ctr, host: "127.0.0.1", port: port, hostNet: hostNet, attempts: attempt}
+			if err = ds.waitReady(ctx, ready); err == nil {
+				if ds.watchdog, err = startDockerWatchdog(ctx, ctr.GetContainerID()); err == nil {
+					return ds, nil
+				}
+			}
+		}
+		var tail string
+		if ctr != nil {
+			tail = containerLogTail(ctr)
+			_ = testcontainers.TerminateContainer(ctr)
+		}
+		if attempt < bindAttempts && (portTaken(err, tail) || portBusy(port)) {
+			continue
+		}
+		return nil, fmt.Errorf("run %s on port %d: %w%s", spec.image, port, err, tail)
+	}
+}
+
+// waitReady waits until ready succeeds, failing at once when the container
+// stops (a server that could not start).
+func (ds *dockerServer) waitReady(ctx context.Context, ready func(ctx context.Context, host string, port int) error) error {
+	deadline := time.Now().Add(dockerReadyTimeout)
+	var last error
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		last = ready(pctx, ds.host, ds.port)
+		cancel()
+		if last == nil {
+			return nil
+		}
+		if st, err := ds.ctr.State(ctx); err == nil && !st.Running {
+			return fmt.Errorf("the container stopped (exit code %d; last connect error: %v)", st.ExitCode, last)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not ready after %v: %w", dockerReadyTimeout, last)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last error: %v)", ctx.Err(), last)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func portTaken(err error, logTail string) bool {
+	s := logTail
+	if err != nil {
+		s += err.Error()
+	}
+	return strings.Contains(s, "Address already in use") || strings.Contains(s, "port is already allocated")
+}
+
+// portBusy: the port is taken now that our container is gone.
+func portBusy(port int) bool {
+	l, err := net.Listen("tcp", joinHostPort("127.0.0.1", port))
+	if err != nil {
+		return true
+	}
+	_ = l.Close()
+	return false
+}
+
+// containerLogTail is the end of the container's output, for error messages.
+func containerLogTail(ctr *testcontainers.DockerContainer) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rc, err := ctr.Logs(ctx)
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(rc)
+	const max = 3000
+	if len(b) > max {
+		b = b[len(b)-max:]
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return ""
+	}
+	return "\ncontainer output (end):\n" + string(b)
+}
+
+// crash kills the container's processes with SIGKILL (no shutdown of any
+// kind) and waits until it is down; restart starts it again on the same
+// port with the same data (the image's entrypoint skips its initialisation;
+// the server recovers as after a crash).
+func (ds *dockerServer) crash() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	if _, err := cli.ContainerKill(ctx, ds.ctr.GetContainerID(), client.ContainerKillOptions{Signal: "KILL"}); err != nil {
+		return fmt.Errorf("testserver: kill container: %w", err)
+	}
+	for {
+		st, err := ds.ctr.State(ctx)
+		if err != nil {
+			return err
+		}
+		if !st.Running {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("testserver: the killed container still runs: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// restarter is Restart; then (if not nil) runs once the server is ready.
+func (ds *dockerServer) restarter(s *Server, ready func(ctx context.Context, host string, port int) error,
+	then func(ctx context.Context) error,
+) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		if err := ds.ctr.Start(ctx); err != nil {
+			return fmt.Errorf("testserver: restart container: %w", err)
+		}
+		if err := ds.waitReady(ctx, ready); err != nil {
+			return fmt.Errorf("testserver: restarted container: %w%s", err, containerLogTail(ds.ctr))
+		}
+		s.pid = ds.mainPID(ctx)
+		if then != nil {
+			return then(ctx)
+		}
+		return nil
+	}
+}
+
+// mainPID is the host's process id of the container's main process: the
+// server (the images' entrypoints exec it), 0 when unknown.
+func (ds *dockerServer) mainPID(ctx context.Context) int {
+	st, err := ds.ctr.State(ctx)
+	if err != nil || !st.Running {
+		return 0
+	}
+	return st.Pid
+}
+
+func (ds *dockerServer) stop() error {
+	err := testcontainers.TerminateContainer(ds.ctr)
+	if ds.watchdog != nil {
+		ds.watchdog.dismiss()
+	}
+	return err
+}
+
+// dockerWatchdogScript is the docker backend's watchdog (see
+// watchdogScript): when the test process is gone, however it died, it
+// removes the container with the docker CLI. Started as `sh -c script
+// testserver-watchdog ID`; DOCKER_HOST names the daemon testcontainers uses.
+const dockerWatchdogScript = `
+id=$1
+while IFS= read -r line; do :; done
+docker rm -f -v "$id" >/dev/null 2>&1
+`
+
+// startDockerWatchdog starts the container's watchdog; with no docker CLI on
+// PATH there is none (testcontainers' reaper, when enabled, does the same).
+func startDockerWatchdog(ctx context.Context, id string) (*watchdog, error) {
+	if _, err := exec.LookPath("docker"); err != nil {
+		return nil, nil
+	}
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	host := cli.DaemonHost()
+	_ = cli.Close()
+	return runWatchdog(dockerWatchdogScript, []string{"DOCKER_HOST=" + host}, id)
+}
+
+// ---------------------------------------------------------------------------
+// MariaDB and MySQL.
+
+func startDockerMySQL(ctx context.Context, o startOptions, hostNet bool, certs *certBundle, tlsConf *tls.Config) (_ *Server, err error) {
 	image := envOr(EnvMySQLImage, defaultMySQLImage)
 	flavor := FlavorMySQL
 	if isMariaDBImage(image) {
 		flavor = FlavorMariaDB
 	}
-	rootPW := randomPassword()
-
-	var ctr testcontainers.Container
-	if flavor == FlavorMariaDB {
-		c, runErr := mariadb.Run(ctx, image,
-			mariadb.WithUsername("root"), mariadb.WithPassword(rootPW), mariadb.WithDatabase(""))
-		if c != nil {
-			ctr = c
-		}
-		err = runErr
-	} else {
-		c, runErr := mysql.Run(ctx, image,
-			mysql.WithUsername("root"), mysql.WithPassword(rootPW), mysql.WithDatabase(""))
-		if c != nil {
-			ctr = c
-		}
-		err = runErr
-	}
-	if ctr != nil {
-		defer func() {
-			if err != nil {
-				_ = testcontainers.TerminateContainer(ctr)
+	root := Login{Username: "root", Password: randomPassword()}
+	spec := dockerSpec{
+		image: image,
+		// Both images read MYSQL_ROOT_PASSWORD (MariaDB also MARIADB_ROOT_PASSWORD).
+		env:     map[string]string{"MYSQL_ROOT_PASSWORD": root.Password, "MARIADB_ROOT_PASSWORD": root.Password},
+		ctrPort: 3306,
+		cmd: func(port int, hostNet bool) []string {
+			args := []string{
+				"--innodb-buffer-pool-size=32M",
+				"--performance-schema=OFF",
+				"--skip-name-resolve",
+				"--ssl-ca=" + dockerTLSDir + "/ca.pem",
+				"--ssl-cert=" + dockerTLSDir + "/server-cert.pem",
+				"--ssl-key=" + dockerTLSDir + "/server-key.pem",
 			}
-		}()
+			if flavor == FlavorMariaDB {
+				// As the local backend (Debian's defaults).
+				args = append(args, innodbLogFileSize, "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci")
+			}
+			if o.lowerCaseTableNames {
+				// The images give the server's flags to their
+				// initialisation too (mariadb-install-db, mysqld
+				// --initialize), as the setting requires.
+				args = append(args, lowerCaseTableNamesFlag)
+			}
+			if hostNet {
+				args = append(args, "--port="+strconv.Itoa(port), "--bind-address=127.0.0.1")
+			}
+			return args
+		},
 	}
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", image, err)
+	ready := func(ctx context.Context, host string, port int) error {
+		db, err := openMySQL(mysqlTCPConfig(host, port, root, "", tlsConf, ""))
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return db.PingContext(ctx)
 	}
-	endpoint, err := ctr.PortEndpoint(ctx, "3306/tcp", "")
+	// "MariaDB init process done. Ready for start up." / "MySQL init
+	// process done. Ready for start up.": the temporary server of the
+	// initialisation is gone (it listens on no TCP port anyway).
+	ds, err := runDocker(ctx, spec, hostNet, certs, "init process done. Ready for start up.", ready)
 	if err != nil {
 		return nil, err
 	}
-	host, port, err := splitEndpoint(endpoint)
-	if err != nil {
-		return nil, err
-	}
+	defer func() {
+		if err != nil {
+			_ = ds.stop()
+		}
+	}()
 
-	// "preferred": TLS when the server offers it (MariaDB 11.4+ and MySQL 8
-	// images make a self-signed certificate), without verification since the
-	// CA is the image's own.
-	const tlsName = "preferred"
-	rootDB, err := openMySQL(mysqlTCPConfig(host, port, Login{"root", rootPW}, "", nil, tlsName))
+	// The setup session stays out of the general log (it sets the Super and
+	// Admin passwords), as on the local backend.
+	cfg := mysqlTCPConfig(ds.host, ds.port, root, "", tlsConf, "")
+	cfg.Params = map[string]string{"sql_log_off": "1"}
+	rootDB, err := openMySQL(cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer rootDB.Close()
-	if err := waitFor(ctx, dockerReadyTimeout, nil, rootDB.PingContext); err != nil {
-		return nil, err
-	}
-	tlsMode := "disable"
-	var haveSSL string
-	if err := rootDB.QueryRowContext(ctx, "SELECT @@have_ssl").Scan(&haveSSL); err == nil && haveSSL == "YES" {
-		tlsMode = "require"
-	}
 	super := Login{Username: SuperUsername, Password: randomPassword()}
 	admin := Login{Username: AdminUsername, Password: randomPassword()}
 	if err := setupLogins(ctx, rootDB, EngineMySQL, flavor, super, admin); err != nil {
 		return nil, fmt.Errorf("set up logins: %w", err)
 	}
-
-	s := &Server{
-		Engine: EngineMySQL, Flavor: flavor, Host: host, Port: port,
-		Admin: admin, Super: super, tlsMode: tlsMode,
+	// The general log in mysql.general_log, from now on and again after a
+	// Restart (SET GLOBAL does not outlive the server; flags would reach
+	// the images' initialisation too).
+	logOn := func(ctx context.Context) error {
+		db, err := openMySQL(cfg)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return execAll(ctx, db, []string{"SET GLOBAL log_output = 'TABLE'", "SET GLOBAL general_log = 1"})
 	}
+	if err := logOn(ctx); err != nil {
+		return nil, fmt.Errorf("turn the general log on: %w", err)
+	}
+	s := newDockerServer(ctx, EngineMySQL, flavor, ds, certs, tlsConf, super, admin)
 	s.open = func(login Login, database string) (*sql.DB, error) {
-		return openMySQL(mysqlTCPConfig(host, port, login, database, nil, tlsName))
+		return openMySQL(mysqlTCPConfig(s.Host, s.Port, login, database, s.tlsConf, ""))
 	}
-	s.stopBackend = func() error { return testcontainers.TerminateContainer(ctr) }
+	s.restart = ds.restarter(s, ready, logOn)
 	if err := finishSetup(ctx, s); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w%s", err, containerLogTail(ds.ctr))
 	}
 	return s, nil
 }
 
-func startDockerPostgres(ctx context.Context) (_ *Server, err error) {
-	image := envOr(EnvPostgresImage, defaultPostgresImage)
-	bootstrapPW := randomPassword()
-	c, err := postgres.Run(ctx, image,
-		postgres.WithUsername("postgres"), postgres.WithPassword(bootstrapPW), postgres.WithDatabase("postgres"),
-		// The image starts the server twice (init, then for real): wait for
-		// the second "ready" and the port.
-		postgres.BasicWaitStrategies())
-	if c != nil {
-		defer func() {
-			if err != nil {
-				_ = testcontainers.TerminateContainer(c)
-			}
-		}()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", image, err)
-	}
-	endpoint, err := c.PortEndpoint(ctx, "5432/tcp", "")
-	if err != nil {
-		return nil, err
-	}
-	host, port, err := splitEndpoint(endpoint)
-	if err != nil {
-		return nil, err
-	}
+// ---------------------------------------------------------------------------
+// PostgreSQL.
 
-	// The postgres images have ssl = off unless configured; connect in the clear.
-	cfg, err := pgConnConfig(host, port, Login{"postgres", bootstrapPW}, "postgres", nil)
+// pgDockerCmd starts the image's entrypoint with the local backend's server
+// settings, after giving the postgres user its own copy of the key (the
+// server refuses a key it does not own, and files copied into a container
+// belong to root). The postgres images run a command that is not the server
+// as it is; their entrypoint is docker-entrypoint.sh on PATH.
+func pgDockerCmd(port int, hostNet bool) []string {
+	const own = "/var/lib/postgresql/" + "tenantdb-tls"
+	script := "install -d -o postgres -g postgres -m 700 " + own +
+		" && install -o postgres -g postgres -m 600 " + dockerTLSDir + "/server-key.pem " + own + "/server-key.pem" +
+		` && exec docker-entrypoint.sh "$@"`
+	args := []string{"bash", "-c", script, "tenantdb-testserver", "postgres",
+		"-c", "fsync=off",
+		"-c", "full_page_writes=off",
+		"-c", "password_encryption=scram-sha-256",
+		"-c", "ssl=on",
+		"-c", "ssl_cert_file=" + dockerTLSDir + "/server-cert.pem",
+		"-c", "ssl_key_file=" + own + "/server-key.pem",
+	}
+	// The local backend's statement log (local_postgres.go), in a directory
+	// of the data directory: JSON lines in postgres.json, text in
+	// postgres.log (the server's own messages go there too, not to the
+	// container's output, once the collector runs).
+	args = append(args, pgLogArgs("stderr,jsonlog", pgDockerLogDir)...)
+	if hostNet {
+		// The image's temporary server (initialisation) adds its own
+		// listen_addresses='' and -p after these.
+		args = append(args, "-c", "listen_addresses=127.0.0.1", "-p", strconv.Itoa(port))
+	}
+	return args
+}
+
+func startDockerPostgres(ctx context.Context, hostNet bool, certs *certBundle, tlsConf *tls.Config) (_ *Server, err error) {
+	image := envOr(EnvPostgresImage, defaultPostgresImage)
+	root := Login{Username: "postgres", Password: randomPassword()}
+	spec := dockerSpec{
+		image: image,
+		env: map[string]string{
+			"POSTGRES_USER": root.Username, "POSTGRES_PASSWORD": root.Password, "POSTGRES_DB": "postgres",
+			// As the local backend: the same catalog whatever the image's LANG.
+			"POSTGRES_INITDB_ARGS": "-E UTF8 --no-locale --no-sync",
+		},
+		ctrPort: 5432,
+		cmd:     pgDockerCmd,
+	}
+	rootCfg := func(host string, port int) (*pgx.ConnConfig, error) {
+		cfg, err := pgConnConfig(host, port, root, "postgres", tlsConf)
+		if err != nil {
+			return nil, err
+		}
+		// Keep the harness's own sessions out of the statement log.
+		cfg.RuntimeParams = map[string]string{"log_statement": "none"}
+		return cfg, nil
+	}
+	ready := func(ctx context.Context, host string, port int) error {
+		cfg, err := rootCfg(host, port)
+		if err != nil {
+			return err
+		}
+		conn, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		return conn.Close(ctx)
+	}
+	ds, err := runDocker(ctx, spec, hostNet, certs, "PostgreSQL init process complete; ready for start up.", ready)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = ds.stop()
+		}
+	}()
+	cfg, err := rootCfg(ds.host, ds.port)
 	if err != nil {
 		return nil, err
 	}
 	rootDB := openPG(cfg)
 	defer rootDB.Close()
-	if err := waitFor(ctx, dockerReadyTimeout, nil, rootDB.PingContext); err != nil {
-		return nil, err
-	}
-	tlsMode := "disable"
-	var ssl string
-	if err := rootDB.QueryRowContext(ctx, "SHOW ssl").Scan(&ssl); err == nil && ssl == "on" {
-		tlsMode = "require"
-	}
 	super := Login{Username: SuperUsername, Password: randomPassword()}
 	admin := Login{Username: AdminUsername, Password: randomPassword()}
 	if err := setupLogins(ctx, rootDB, EnginePostgres, FlavorPostgres, super, admin); err != nil {
-		return nil, fmt.Errorf("set up roles: %w", err)
+		return nil, fmt.Errorf("set up roles: %w%s", err, containerLogTail(ds.ctr))
+	}
+	// Where the collector writes the jsonlog, as a path in the container.
+	var logFile sql.NullString
+	if err := rootDB.QueryRowContext(ctx, "SELECT current_setting('data_directory') || '/' || pg_current_logfile('jsonlog')").Scan(&logFile); err != nil {
+		return nil, fmt.Errorf("find the jsonlog: %w", err)
+	}
+	if !logFile.Valid {
+		return nil, fmt.Errorf("%s writes no jsonlog (PostgreSQL 15+ images only)", image)
 	}
 
-	s := &Server{
-		Engine: EnginePostgres, Flavor: FlavorPostgres, Host: host, Port: port,
-		Admin: admin, Super: super, tlsMode: tlsMode,
-	}
+	s := newDockerServer(ctx, EnginePostgres, FlavorPostgres, ds, certs, tlsConf, super, admin)
 	s.open = func(login Login, database string) (*sql.DB, error) {
-		cfg, err := pgConnConfig(host, port, login, database, nil)
+		cfg, err := pgConnConfig(s.Host, s.Port, login, database, s.tlsConf)
 		if err != nil {
 			return nil, err
 		}
 		return openPG(cfg), nil
 	}
-	s.stopBackend = func() error { return testcontainers.TerminateContainer(c) }
+	s.restart = ds.restarter(s, ready, nil)
+	s.pgLogSrc = pgContainerSource{ctr: ds.ctr, path: logFile.String}
 	if err := finishSetup(ctx, s); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w%s", err, containerLogTail(ds.ctr))
 	}
 	return s, nil
+}
+
+func newDockerServer(ctx context.Context, engine, flavor string, ds *dockerServer, certs *certBundle, tlsConf *tls.Config, super, admin Login) *Server {
+	return &Server{
+		Engine: engine, Flavor: flavor, Host: ds.host, Port: ds.port,
+		CAPEM: string(certs.caPEM), Admin: admin, Super: super,
+		tlsMode: "verify-full", tlsConf: tlsConf,
+		pid:         ds.mainPID(ctx),
+		attempts:    ds.attempts,
+		container:   ds.ctr.GetContainerID(),
+		stopBackend: ds.stop,
+		crash:       ds.crash,
+	}
+}
+
+// pgContainerSource reads the jsonlog in a container from a byte offset on,
+// with docker exec (tail), through testcontainers.
+type pgContainerSource struct {
+	ctr  *testcontainers.DockerContainer
+	path string
+}
+
+func (c pgContainerSource) read(ctx context.Context, off int64) (string, []byte, error) {
+	code, r, err := c.ctr.Exec(ctx, []string{"tail", "-c", "+" + strconv.FormatInt(off+1, 10), c.path}, tcexec.Multiplexed())
+	if err != nil {
+		return "", nil, fmt.Errorf("read %s in the container: %w", c.path, err)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return "", nil, fmt.Errorf("read %s in the container: %w", c.path, err)
+	}
+	if code != 0 {
+		return "", nil, fmt.Errorf("read %s in the container: tail exited %d: %s", c.path, code, bytes.TrimSpace(data))
+	}
+	return c.path, data, nil
 }

@@ -6,8 +6,14 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"path"
+	"path/filepath"
 	"testing"
 	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
 )
 
 // BusyFirstPort makes the first start attempt of every local server started
@@ -47,4 +53,52 @@ func StartDSN(ctx context.Context, engine, dsn, caFile string) (*Server, error) 
 	s.Backend = BackendDSN
 	track(s)
 	return s, nil
+}
+
+// ContainerID is a docker-backend server's container ("" otherwise).
+func ContainerID(s *Server) string { return s.container }
+
+// ContainerExists reports whether the daemon still has the container.
+func ContainerExists(t testing.TB, id string) bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	_, err = cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
+	if err != nil && !cerrdefs.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
+// PostgresLogs returns the PostgreSQL server's statement logs, jsonlog then
+// text: the files in Dir (local) or in the container (docker).
+func PostgresLogs(t testing.TB, s *Server) []byte {
+	t.Helper()
+	var srcs []pgLogSource
+	switch {
+	case s.pgJSONLogFile != "":
+		srcs = []pgLogSource{pgFileSource{s.pgJSONLogFile}, pgFileSource{filepath.Join(filepath.Dir(s.pgJSONLogFile), pgLogName+".log")}}
+	case s.pgLogSrc != nil:
+		c, ok := s.pgLogSrc.(pgContainerSource)
+		if !ok {
+			t.Fatalf("unexpected log source %T", s.pgLogSrc)
+		}
+		srcs = []pgLogSource{c, pgContainerSource{ctr: c.ctr, path: path.Join(path.Dir(c.path), pgLogName+".log")}}
+	default:
+		t.Fatalf("%s backend: no PostgreSQL log files", s.Backend)
+	}
+	var all []byte
+	for _, src := range srcs {
+		_, b, err := src.read(context.Background(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+	}
+	return all
 }

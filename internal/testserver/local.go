@@ -353,7 +353,16 @@ func startWatchdog(dir string, sig syscall.Signal) (*watchdog, error) {
 	if sigName == "" {
 		sigName = "KILL"
 	}
-	cmd := exec.Command("/bin/sh", "-c", watchdogScript, "testserver-watchdog", dir, sigName)
+	return runWatchdog(watchdogScript, nil, dir, sigName)
+}
+
+// runWatchdog starts `sh -c script testserver-watchdog args...` with env
+// added to this process's environment.
+func runWatchdog(script string, env []string, args ...string) (*watchdog, error) {
+	cmd := exec.Command("/bin/sh", append([]string{"-c", script, "testserver-watchdog"}, args...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Dir = "/"
 	// Own process group: a Ctrl-C meant for the tests must not kill it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

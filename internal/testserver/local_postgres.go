@@ -215,15 +215,8 @@ func startLocalPostgres(ctx context.Context, o startOptions) (_ *Server, err err
 			// in postgres.log. The collector appends to the file the
 			// harness started the server with, so postgres.log holds
 			// everything the server said.
-			"-c", "logging_collector=on",
-			"-c", "log_destination=" + logDest,
-			"-c", "log_directory=" + li.dir,
-			"-c", "log_filename=" + pgLogName + ".log",
-			"-c", "log_rotation_age=0",
-			"-c", "log_rotation_size=0",
-			"-c", "log_statement=all",
-			"-c", "log_line_prefix=%m [%p] user=%u db=%d ",
 		}
+		pgArgs = append(pgArgs, pgLogArgs(logDest, li.dir)...)
 		if err = li.startServer(logPath, filepath.Join(binDir, "postgres"), pgArgs...); err != nil {
 			return nil, err
 		}
@@ -284,6 +277,24 @@ func startLocalPostgres(ctx context.Context, o startOptions) (_ *Server, err err
 		return nil, fmt.Errorf("%w%s", err, logTail(logPath))
 	}
 	return s, nil
+}
+
+// pgLogArgs are the server settings of the statement log: the collector
+// writes every statement (log_statement = 'all') to dest ("stderr,jsonlog",
+// or "stderr,csvlog" before 15) in dir (absolute, or relative to the data
+// directory): postgres.log (text, each line prefixed with the time, the
+// backend and the login) and postgres.json (or .csv).
+func pgLogArgs(dest, dir string) []string {
+	return []string{
+		"-c", "logging_collector=on",
+		"-c", "log_destination=" + dest,
+		"-c", "log_directory=" + dir,
+		"-c", "log_filename=" + pgLogName + ".log",
+		"-c", "log_rotation_age=0",
+		"-c", "log_rotation_size=0",
+		"-c", "log_statement=all",
+		"-c", "log_line_prefix=%m [%p] user=%u db=%d ",
+	}
 }
 
 // pgSocketConfig connects as the bootstrap superuser "postgres" over the unix

@@ -15,8 +15,11 @@ type Option func(*startOptions)
 // without regard to case (CREATE DATABASE Foo_X makes foo_x). The setting is
 // given to mariadb-install-db (which passes it to the bootstrap server that
 // creates the system tables) and to mariadbd, as the server requires it to
-// be the same from initialisation on. Engine "mysql" and the local backend
-// only: Start and Shared fail with an error otherwise.
+// be the same from initialisation on. The docker backend gives the flag to
+// the container's server, and the official images (and the local stand-ins
+// of scripts/docker-images.sh) give it to their initialisation too. Engine
+// "mysql" and the local and docker backends only: Start and Shared fail
+// with an error otherwise.
 func WithLowerCaseTableNames() Option {
 	return func(o *startOptions) { o.lowerCaseTableNames = true }
 }
@@ -59,9 +62,12 @@ func (o startOptions) check(engine string) error {
 	return nil
 }
 
-// needsLocal: options only the local backend can honour (the others use a
-// server that is already initialised, or an image's defaults).
-func (o startOptions) needsLocal() bool { return o.lowerCaseTableNames || o.postgresBinDir != "" }
+// needsLocal: options only the local backend can honour. The docker backend
+// starts lower_case_table_names=1 servers too; a dsn server is already
+// initialised as it is.
+func (o startOptions) needsLocal(backend string) bool {
+	return o.postgresBinDir != "" || (o.lowerCaseTableNames && backend == BackendDSN)
+}
 
 // String describes the options for messages ("with default settings" when none).
 func (o startOptions) String() string {

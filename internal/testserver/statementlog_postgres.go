@@ -141,9 +141,13 @@ func (s *Server) newPostgresLogReader(ctx context.Context) (statementLogReader, 
 				"logging_collector = on and jsonlog in log_destination (this package does not change another server's configuration)", logStatement)
 		}
 		return &pgLogReader{s: s, src: pgSQLSource{s}, scan: scanJSONLog}, nil
+	case BackendDocker:
+		if s.pgLogSrc == nil {
+			return nil, fmt.Errorf("the container was started without a jsonlog")
+		}
+		return &pgLogReader{s: s, src: s.pgLogSrc, scan: scanJSONLog}, nil
 	default:
-		return nil, fmt.Errorf("not available on the %s backend for PostgreSQL: the image logs to the container's stderr, "+
-			"which this package does not read; use %s=local", s.Backend, EnvBackend)
+		return nil, fmt.Errorf("no statement log on the %s backend", s.Backend)
 	}
 }
 

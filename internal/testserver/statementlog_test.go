@@ -107,9 +107,6 @@ func TestStatementLogHoldsNoSetupPasswords(t *testing.T) {
 	for _, engine := range engines {
 		t.Run(engine, func(t *testing.T) {
 			srv := testserver.Shared(t, engine)
-			if srv.Backend != testserver.BackendLocal {
-				t.Fatalf("%s backend: this test needs the local backend", srv.Backend)
-			}
 			srv.RequireStatementLog(t) // runs the probe
 			needles := map[string]string{"probe": "tenantdb-logprobe-", "admin password": srv.Admin.Password, "super password": srv.Super.Password}
 			found := map[string]bool{}
@@ -129,14 +126,7 @@ func TestStatementLogHoldsNoSetupPasswords(t *testing.T) {
 					found[what] = n > 0
 				}
 			} else {
-				var all []byte
-				for _, name := range []string{"postgres.json", "postgres.log"} {
-					b, err := os.ReadFile(filepath.Join(srv.Dir(), name))
-					if err != nil {
-						t.Fatal(err)
-					}
-					all = append(all, b...)
-				}
+				all := testserver.PostgresLogs(t, srv)
 				for what, needle := range needles {
 					found[what] = strings.Contains(string(all), needle)
 				}
@@ -159,7 +149,7 @@ func TestStatementLogHoldsNoSetupPasswords(t *testing.T) {
 func TestStatementLogFenceWaitsForLogger(t *testing.T) {
 	srv := testserver.Shared(t, testserver.EnginePostgres)
 	if srv.PID() == 0 {
-		t.Fatalf("%s backend: this test needs the local backend (a logger process to pause)", srv.Backend)
+		t.Fatalf("%s backend: this test needs the server's processes on this machine (a logger process to pause)", srv.Backend)
 	}
 	srv.RequireStatementLog(t)
 	logger := childNamed(srv.PID(), "postgres: logger")

@@ -57,14 +57,18 @@ type Server struct {
 	opts    startOptions // the options it was started with
 	tlsMode string       // the provider tls mode that works against this server
 	tlsConf *tls.Config  // verifies against CAPEM; nil when CAPEM is ""
-	pid     int          // local backend: the server process (postmaster for PostgreSQL)
+	pid     int          // local and docker backends: the server process (postmaster for PostgreSQL), as this machine numbers it
 	dir     string       // local backend: the temp dir holding data, socket, certs and logs
+	// docker backend: the container's id
+	container string
 	// local backend: server starts it took to bind a free port
 	attempts int
 	// local PostgreSQL: the collector's jsonlog file, read by the statement log
 	pgJSONLogFile string
 	// local PostgreSQL 14 and older (no jsonlog): its csvlog file instead
 	pgCSVLogFile string
+	// docker PostgreSQL: the jsonlog in the container
+	pgLogSrc pgLogSource
 
 	// open opens a *sql.DB for the login on the database, over TCP (+TLS per
 	// tlsMode). Set by the backend because DSN-based servers keep the DSN's
@@ -107,9 +111,13 @@ func Start(ctx context.Context, engine string, opts ...Option) (*Server, error) 
 	if err != nil {
 		return nil, err
 	}
-	if o.needsLocal() && backend != BackendLocal {
-		return nil, fmt.Errorf("testserver: %s %s: only the local backend can start such a server, and %s chose the %s backend "+
-			"(set %s=local, or unset %s)", engine, o, EnvBackend, backend, EnvBackend, dsnEnv(engine))
+	if o.needsLocal(backend) && backend != BackendLocal {
+		which := "only the local backend"
+		if o.postgresBinDir == "" {
+			which = "only the local backend or docker"
+		}
+		return nil, fmt.Errorf("testserver: %s %s: %s can start such a server, and %s chose the %s backend "+
+			"(set %s=local, or unset %s)", engine, o, which, EnvBackend, backend, EnvBackend, dsnEnv(engine))
 	}
 	t0 := time.Now()
 	var s *Server
@@ -117,7 +125,7 @@ func Start(ctx context.Context, engine string, opts ...Option) (*Server, error) 
 	case BackendLocal:
 		s, err = startLocal(ctx, engine, o)
 	case BackendDocker:
-		s, err = startDocker(ctx, engine)
+		s, err = startDocker(ctx, engine, o)
 	case BackendDSN:
 		s, err = startDSN(ctx, engine)
 	}
@@ -185,7 +193,8 @@ func (s *Server) Version() string { return s.version }
 func (s *Server) StartupTime() time.Duration { return s.startup }
 
 // PID is the server's process id (the postmaster for PostgreSQL) for the local
-// backend, 0 otherwise.
+// backend and, as this machine numbers it, for the docker backend's container
+// (when the daemon runs here; 0 when unknown); 0 for dsn.
 func (s *Server) PID() int { return s.pid }
 
 // Dir is the temp dir of a local server ("" for other backends). Stop removes it.

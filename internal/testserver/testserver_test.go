@@ -347,17 +347,25 @@ func TestStopRemovesDirAndProcess(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if srv.Backend != testserver.BackendLocal {
-				srv.Stop()
-				t.Fatalf("backend %s: this test needs the local backend", srv.Backend)
-			}
 			if n := testserver.StartAttempts(srv); n != 2 {
 				t.Errorf("server took %d start attempts, want 2 (first port busy)", n)
 			}
-			pid, dir := srv.PID(), srv.Dir()
-			t.Logf("fresh %s: started in %v, pid %d, dir %s", engine, srv.StartupTime().Round(time.Millisecond), pid, dir)
-			if _, err := os.Stat(dir); err != nil {
-				t.Fatalf("server dir: %v", err)
+			// docker: a container, not a dir (its server process is on
+			// this machine too when the daemon is).
+			pid, dir, ctr := srv.PID(), srv.Dir(), testserver.ContainerID(srv)
+			t.Logf("fresh %s: started in %v, pid %d, dir %s, container %s", engine, srv.StartupTime().Round(time.Millisecond), pid, dir, ctr)
+			switch srv.Backend {
+			case testserver.BackendLocal:
+				if _, err := os.Stat(dir); err != nil {
+					t.Fatalf("server dir: %v", err)
+				}
+			case testserver.BackendDocker:
+				if !testserver.ContainerExists(t, ctr) {
+					t.Fatalf("container %s not found", ctr)
+				}
+			default:
+				srv.Stop()
+				t.Fatalf("backend %s: this test needs the local or docker backend", srv.Backend)
 			}
 			t0 := time.Now()
 			if err := srv.Stop(); err != nil {
@@ -367,14 +375,19 @@ func TestStopRemovesDirAndProcess(t *testing.T) {
 			if err := srv.Stop(); err != nil {
 				t.Errorf("second Stop: %v", err)
 			}
-			if _, err := os.Stat(dir); !os.IsNotExist(err) {
-				t.Errorf("dir %s still there after Stop (stat: %v)", dir, err)
+			if ctr != "" && testserver.ContainerExists(t, ctr) {
+				t.Errorf("container %s still there after Stop", ctr)
 			}
-			if alive(pid) {
+			if pid != 0 && alive(pid) {
 				t.Errorf("server process %d still alive after Stop", pid)
 			}
-			if left := processesMentioning(dir); len(left) > 0 {
-				t.Errorf("processes still mention %s after Stop: %v", dir, left)
+			if dir != "" {
+				if _, err := os.Stat(dir); !os.IsNotExist(err) {
+					t.Errorf("dir %s still there after Stop (stat: %v)", dir, err)
+				}
+				if left := processesMentioning(dir); len(left) > 0 {
+					t.Errorf("processes still mention %s after Stop: %v", dir, left)
+				}
 			}
 			if _, err := srv.SuperDB(""); err == nil {
 				t.Error("SuperDB after Stop succeeded")
@@ -433,9 +446,16 @@ func TestCleanupAfterAbnormalExit(t *testing.T) {
 			}
 			// The SIGTERM path cleans up before exiting; the watchdog needs a
 			// moment (its rm may still be exiting when the dir is gone).
-			deadline := time.Now().Add(10 * time.Second)
-			for time.Now().Before(deadline) && (alive(pid) || exists(dir) || len(processesMentioning(dir)) > 0) {
+			// docker: the helper names its container instead of a dir, and
+			// the watchdog removes it.
+			ctr, isCtr := strings.CutPrefix(dir, "container:")
+			ctrLeft := func() bool { return isCtr && testserver.ContainerExists(t, ctr) }
+			deadline := time.Now().Add(30 * time.Second)
+			for time.Now().Before(deadline) && (alive(pid) || exists(dir) || len(processesMentioning(dir)) > 0 || ctrLeft()) {
 				time.Sleep(50 * time.Millisecond)
+			}
+			if ctrLeft() {
+				t.Errorf("container %s survived the helper's %s", ctr, c.mode)
 			}
 			if alive(pid) {
 				t.Errorf("server process %d survived the helper's %s", pid, c.mode)
@@ -458,7 +478,11 @@ func TestHelperProcess(t *testing.T) {
 		return
 	}
 	srv := testserver.Shared(t, os.Getenv("TESTSERVER_HELPER_ENGINE"))
-	fmt.Printf("HELPER-SERVER %d %s\n", srv.PID(), srv.Dir())
+	where := srv.Dir()
+	if id := testserver.ContainerID(srv); id != "" {
+		where = "container:" + id
+	}
+	fmt.Printf("HELPER-SERVER %d %s\n", srv.PID(), where)
 	switch mode {
 	case "panic":
 		panic("simulated crash in a test goroutine")

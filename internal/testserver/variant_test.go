@@ -88,8 +88,8 @@ func TestLowerCaseTableNames(t *testing.T) {
 	srv.RequireStatementLog(t)
 }
 
-// TestLowerCaseTableNamesRefusals: the option is for MariaDB on the local
-// backend only, and says so.
+// TestLowerCaseTableNamesRefusals: the option is for MariaDB/MySQL on the
+// local and docker backends only, and says so.
 func TestLowerCaseTableNamesRefusals(t *testing.T) {
 	_, err := testserver.Start(context.Background(), testserver.EnginePostgres, testserver.WithLowerCaseTableNames())
 	if err == nil || !strings.Contains(err.Error(), "WithLowerCaseTableNames") {
@@ -109,6 +109,7 @@ func TestPostgresBinDirRefusals(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "WithPostgresBinDir") {
 		t.Errorf("mysql with WithPostgresBinDir: %v, want a refusal naming the option", err)
 	}
+	t.Setenv(testserver.EnvBackend, testserver.BackendLocal)
 	_, err = testserver.Start(context.Background(), testserver.EnginePostgres, testserver.WithPostgresBinDir(t.TempDir()))
 	if err == nil || !strings.Contains(err.Error(), "no postgres and initdb there") {
 		t.Errorf("postgres from an empty dir: %v, want an error saying the binaries are missing", err)
