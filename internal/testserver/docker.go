@@ -383,7 +383,7 @@ docker rm -f -v "$id" >/dev/null 2>&1
 // startDockerWatchdog starts the container's watchdog; with no docker CLI on
 // PATH there is none (testcontainers' reaper, when enabled, does the same).
 func startDockerWatchdog(ctx context.Context, id string) (*watchdog, error) {
-	if _, err := exec.LookPath("docker"); err != nil {
+	if cli, _ := exec.LookPath("docker"); cli == "" {
 		return nil, nil
 	}
 	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
@@ -436,7 +436,7 @@ func startDockerMySQL(ctx context.Context, o startOptions, hostNet bool, certs *
 		},
 	}
 	ready := func(ctx context.Context, host string, port int) error {
-		db, err := openMySQL(mysqlTCPConfig(host, port, root, "", tlsConf, ""))
+		db, err := openMySQL(mysqlTCPConfig(host, port, root, "", tlsConf))
 		if err != nil {
 			return err
 		}
@@ -458,7 +458,7 @@ func startDockerMySQL(ctx context.Context, o startOptions, hostNet bool, certs *
 
 	// The setup session stays out of the general log (it sets the Super and
 	// Admin passwords), as on the local backend.
-	cfg := mysqlTCPConfig(ds.host, ds.port, root, "", tlsConf, "")
+	cfg := mysqlTCPConfig(ds.host, ds.port, root, "", tlsConf)
 	cfg.Params = map[string]string{"sql_log_off": "1"}
 	rootDB, err := openMySQL(cfg)
 	if err != nil {
@@ -486,11 +486,14 @@ func startDockerMySQL(ctx context.Context, o startOptions, hostNet bool, certs *
 	}
 	s := newDockerServer(ctx, EngineMySQL, flavor, ds, certs, tlsConf, super, admin)
 	s.open = func(login Login, database string) (*sql.DB, error) {
-		return openMySQL(mysqlTCPConfig(s.Host, s.Port, login, database, s.tlsConf, ""))
+		return openMySQL(mysqlTCPConfig(s.Host, s.Port, login, database, s.tlsConf))
 	}
 	s.restart = ds.restarter(s, ready, logOn)
 	if err := finishSetup(ctx, s); err != nil {
 		return nil, fmt.Errorf("%w%s", err, containerLogTail(ds.ctr))
+	}
+	if err := requirePasswords(ctx, s); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -536,8 +539,12 @@ func startDockerPostgres(ctx context.Context, hostNet bool, certs *certBundle, t
 		image: image,
 		env: map[string]string{
 			"POSTGRES_USER": root.Username, "POSTGRES_PASSWORD": root.Password, "POSTGRES_DB": "postgres",
-			// As the local backend: the same catalog whatever the image's LANG.
-			"POSTGRES_INITDB_ARGS": "-E UTF8 --no-locale --no-sync",
+			// As the local backend: the same catalog whatever the image's
+			// LANG, and passwords required over TCP. initdb's default is
+			// trust for 127.0.0.1 (the images add a password line for
+			// every other address), which with host networking is where
+			// the harness and the provider connect from.
+			"POSTGRES_INITDB_ARGS": "-E UTF8 --no-locale --no-sync --auth-local=trust --auth-host=scram-sha-256",
 		},
 		ctrPort: 5432,
 		cmd:     pgDockerCmd,
@@ -604,7 +611,27 @@ func startDockerPostgres(ctx context.Context, hostNet bool, certs *certBundle, t
 	if err := finishSetup(ctx, s); err != nil {
 		return nil, fmt.Errorf("%w%s", err, containerLogTail(ds.ctr))
 	}
+	if err := requirePasswords(ctx, s); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// requirePasswords fails unless the server refuses the admin with a wrong
+// password: tests of refusals and rotations mean nothing on a server that
+// lets anyone in (an image's pg_hba.conf may trust some addresses).
+func requirePasswords(ctx context.Context, s *Server) error {
+	db, err := s.open(Login{Username: s.Admin.Username, Password: "wrong-" + randomPassword()}, "")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err == nil {
+		return fmt.Errorf("the server let %q in with a wrong password over TCP: it must require passwords", s.Admin.Username)
+	}
+	return nil
 }
 
 func newDockerServer(ctx context.Context, engine, flavor string, ds *dockerServer, certs *certBundle, tlsConf *tls.Config, super, admin Login) *Server {
@@ -614,7 +641,7 @@ func newDockerServer(ctx context.Context, engine, flavor string, ds *dockerServe
 		tlsMode: "verify-full", tlsConf: tlsConf,
 		pid:         ds.mainPID(ctx),
 		attempts:    ds.attempts,
-		container:   ds.ctr.GetContainerID(),
+		ctr:         ds.ctr,
 		stopBackend: ds.stop,
 		crash:       ds.crash,
 	}

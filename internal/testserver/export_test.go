@@ -4,16 +4,23 @@ package testserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
+	"os"
 	"path"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
+	tcexec "github.com/testcontainers/testcontainers-go/exec"
 )
 
 // BusyFirstPort makes the first start attempt of every local server started
@@ -56,7 +63,47 @@ func StartDSN(ctx context.Context, engine, dsn, caFile string) (*Server, error) 
 }
 
 // ContainerID is a docker-backend server's container ("" otherwise).
-func ContainerID(s *Server) string { return s.container }
+func ContainerID(s *Server) string {
+	if s.ctr == nil {
+		return ""
+	}
+	return s.ctr.GetContainerID()
+}
+
+// Signal sends sig to the server's process pid (as this machine numbers
+// it). A container's processes may belong to a user this one may not signal
+// (GitHub's runners do not run tests as root): then it is sent from inside
+// the container, as root, to the same process as the container numbers it.
+func Signal(s *Server, pid int, sig syscall.Signal) error {
+	err := syscall.Kill(pid, sig)
+	if err == nil || !errors.Is(err, syscall.EPERM) || s.ctr == nil {
+		return err
+	}
+	status, rerr := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if rerr != nil {
+		return rerr
+	}
+	var nspid string
+	for _, line := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "NSpid:" {
+			nspid = f[len(f)-1]
+		}
+	}
+	if nspid == "" {
+		return fmt.Errorf("process %d: no NSpid in /proc: %w", pid, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	code, out, xerr := s.ctr.Exec(ctx, []string{"kill", "-s", strconv.Itoa(int(sig)), nspid}, tcexec.Multiplexed())
+	if xerr != nil {
+		return xerr
+	}
+	if code != 0 {
+		b, _ := io.ReadAll(out)
+		return fmt.Errorf("kill -s %d %s in the container: exit %d: %s", sig, nspid, code, b)
+	}
+	return nil
+}
 
 // ContainerExists reports whether the daemon still has the container.
 func ContainerExists(t testing.TB, id string) bool {

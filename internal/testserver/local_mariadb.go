@@ -198,7 +198,7 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 		return nil, err
 	}
 	s.open = func(login Login, database string) (*sql.DB, error) {
-		return openMySQL(mysqlTCPConfig(s.Host, s.Port, login, database, s.tlsConf, ""))
+		return openMySQL(mysqlTCPConfig(s.Host, s.Port, login, database, s.tlsConf))
 	}
 	s.stopBackend = func() error { return li.destroy(5 * time.Second) }
 	s.restartable(li, func() error { return li.startServer(logPath, mariadbd, args...) }, mariaReady)

@@ -172,9 +172,9 @@ func queryVersion(ctx context.Context, engine string, db *sql.DB) (string, error
 // ---------------------------------------------------------------------------
 // Connection helpers.
 
-// mysqlTCPConfig is the go-sql-driver config for a TCP connection. tlsConf
-// nil means tlsName ("" = no TLS, "preferred", "skip-verify", ...).
-func mysqlTCPConfig(host string, port int, login Login, database string, tlsConf *tls.Config, tlsName string) *mysql.Config {
+// mysqlTCPConfig is the go-sql-driver config for a TCP connection; tlsConf
+// nil means no TLS.
+func mysqlTCPConfig(host string, port int, login Login, database string, tlsConf *tls.Config) *mysql.Config {
 	cfg := mysql.NewConfig()
 	cfg.Net = "tcp"
 	cfg.Addr = joinHostPort(host, port)
@@ -184,8 +184,6 @@ func mysqlTCPConfig(host string, port int, login Login, database string, tlsConf
 	cfg.Timeout = 10 * time.Second
 	if tlsConf != nil {
 		cfg.TLS = tlsConf.Clone()
-	} else {
-		cfg.TLSConfig = tlsName
 	}
 	return cfg
 }

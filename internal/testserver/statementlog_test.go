@@ -159,7 +159,7 @@ func TestStatementLogFenceWaitsForLogger(t *testing.T) {
 	admin := openVerifyFull(t, srv, srv.Admin)
 	mark := srv.MarkLog(t)
 	stmt := fmt.Sprintf("SELECT 'held-%s'", uniqueTag())
-	if err := syscall.Kill(logger, syscall.SIGSTOP); err != nil {
+	if err := testserver.Signal(srv, logger, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	var released atomic.Bool
@@ -168,7 +168,7 @@ func TestStatementLogFenceWaitsForLogger(t *testing.T) {
 		defer close(resumed)
 		time.Sleep(300 * time.Millisecond)
 		released.Store(true)
-		_ = syscall.Kill(logger, syscall.SIGCONT)
+		_ = testserver.Signal(srv, logger, syscall.SIGCONT)
 	}()
 	defer func() { <-resumed }()
 	mustExec(t, admin, stmt)

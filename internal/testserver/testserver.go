@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/testcontainers/testcontainers-go"
 )
 
 // Engine, flavor and backend names. The engine names are the provider's:
@@ -59,8 +61,8 @@ type Server struct {
 	tlsConf *tls.Config  // verifies against CAPEM; nil when CAPEM is ""
 	pid     int          // local and docker backends: the server process (postmaster for PostgreSQL), as this machine numbers it
 	dir     string       // local backend: the temp dir holding data, socket, certs and logs
-	// docker backend: the container's id
-	container string
+	// docker backend: the container
+	ctr *testcontainers.DockerContainer
 	// local backend: server starts it took to bind a free port
 	attempts int
 	// local PostgreSQL: the collector's jsonlog file, read by the statement log
