@@ -541,3 +541,33 @@ func TestAccMigrateFromCyrilgdn(t *testing.T) {
 	}
 	s.destroyKeepsFleet(t, w, f)
 }
+
+// TestAccMigrateFromCyrilgdn_ownerNotAdministered: PostgreSQL 16+ without
+// the guide's superuser statement, the owner's import is refused
+// (MissingAdminRights) with that statement, and the admin joins nothing.
+// Skipped on 15, where the import joins the role itself.
+func TestAccMigrateFromCyrilgdn_ownerNotAdministered(t *testing.T) {
+	s := testAccServer(t, "postgres")
+	if !s.administersOnlyItsRoles(t) {
+		t.Skip("PostgreSQL 15 lets a CREATEROLE admin join any role (make testacc-pg-matrix runs 16+)")
+	}
+	db, owner := uniqueName("mvn"), uniqueName("mvn_app")
+	s.CreateLogin(t, owner, "Peer-pw-1")
+	t.Cleanup(func() { s.dropDatabase(t, db) }) // before the login's own cleanup
+	s.exec(t, "", "CREATE DATABASE "+s.ident(db)+" OWNER "+s.ident(owner))
+	w := newCLIWorkspace(t)
+	w.write(s.serverHCL("") + ownerHCL(db, owner, "Tenantdb-pw-2", 1, "") + fmt.Sprintf(`
+import {
+  to = tenantdb_tenant_owner.o
+  id = jsonencode({ server = tenantdb_db_server.main.ref, database = %q, username = %q })
+}
+`, db, owner))
+	r := w.run("plan").mustFail(t, "the import of an owner the admin does not administer")
+	d := r.requireDiag(t, "error", "MissingAdminRights")
+	if want := fmt.Sprintf("GRANT %q TO %q WITH ADMIN OPTION;", owner, s.Admin.Username); !strings.Contains(d.Detail, want) {
+		t.Errorf("the refusal does not give %s:\n%s", want, d.Detail)
+	}
+	if n := s.count(t, "", `SELECT COUNT(*) FROM pg_roles WHERE rolname = $1 AND pg_has_role($2, oid, 'MEMBER')`, owner, s.Admin.Username); n != 0 {
+		t.Errorf("the refused import made the admin a member of %s", owner)
+	}
+}
