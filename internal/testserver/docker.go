@@ -563,11 +563,7 @@ func startDockerPostgres(ctx context.Context, hostNet bool, certs *certBundle, t
 		if err != nil {
 			return err
 		}
-		conn, err := pgx.ConnectConfig(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		return conn.Close(ctx)
+		return pgConnect(ctx, cfg)
 	}
 	ds, err := runDocker(ctx, spec, hostNet, certs, "PostgreSQL init process complete; ready for start up.", ready)
 	if err != nil {

@@ -322,10 +322,6 @@ func pgReady(socketDir string, port int) func(context.Context) error {
 		if err != nil {
 			return err
 		}
-		conn, err := pgx.ConnectConfig(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		return conn.Close(ctx)
+		return pgConnect(ctx, cfg)
 	}
 }

@@ -223,6 +223,15 @@ func pgConnConfig(host string, port int, login Login, database string, tlsConf *
 
 func openPG(cfg *pgx.ConnConfig) *sql.DB { return stdlib.OpenDB(*cfg) }
 
+// pgConnect succeeds once a connection with cfg is made (and closed).
+func pgConnect(ctx context.Context, cfg *pgx.ConnConfig) error {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return conn.Close(ctx)
+}
+
 // waitFor calls probe until it succeeds, ctx ends, the deadline passes, or
 // exited is closed (the server process died: no point waiting). It returns the
 // last probe error on failure.
