@@ -21,7 +21,8 @@ import (
 // never hidden, and a no-op plan or apply (no statements) keeps it.
 type accountsSnapshot struct {
 	loginsAt time.Time
-	logins   map[string]string // login name → LoginIdentity's raw value
+	logins   map[string]string        // login name → LoginIdentity's raw value
+	marks    map[string]ddl.OwnerMark // PostgreSQL: login name → its owner mark, for logins that carry one
 
 	grantsAt time.Time
 	grants   map[[2]string][]string // MySQL: (User, Db pattern) → mysql.db values, columns as mysqlDBColumns
@@ -46,21 +47,32 @@ func (s *Server) snapshotLoginValue(ctx context.Context, user ddl.Username) (str
 	defer c.mu.Unlock()
 	a := &c.accounts
 	if a.logins == nil || time.Since(a.loginsAt) > catalogTTL {
-		logins, err := s.loadLogins(ctx)
+		logins, marks, err := s.loadLogins(ctx)
 		if err != nil {
 			return "", false, s.readError("read the logins", err)
 		}
-		a.logins, a.loginsAt = logins, time.Now()
+		a.logins, a.marks, a.loginsAt = logins, marks, time.Now()
 	}
 	v, found := a.logins[user.String()]
 	return v, found, nil
 }
 
-func (s *Server) loadLogins(ctx context.Context) (map[string]string, error) {
+// snapshotMarks returns the logins snapshot's owner marks and identity
+// values (PostgreSQL; loaded by snapshotLoginValue, read-only after).
+func (s *Server) snapshotMarks() (marks map[string]ddl.OwnerMark, logins map[string]string) {
+	c := &s.catalog
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.accounts.marks, c.accounts.logins
+}
+
+func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]ddl.OwnerMark, error) {
 	var q string
 	switch {
 	case s.info.Flavor == ddl.FlavorPostgres:
-		q = `SELECT rolname, oid::text FROM pg_roles`
+		// The comment of a role is its owner mark when it has one (see
+		// ddl.OwnerMark): the refresh finds half-made rotations with it.
+		q = `SELECT rolname, oid::text, COALESCE(shobj_description(oid, 'pg_authid'), '') FROM pg_roles`
 	case s.info.Flavor == ddl.FlavorMariaDB:
 		q = `SELECT User, COALESCE(JSON_VALUE(Priv, '$.password_last_changed'), '') FROM mysql.global_priv WHERE Host = '%'`
 	case ddl.StoresLoginMark(s.info):
@@ -68,16 +80,23 @@ func (s *Server) loadLogins(ctx context.Context) (map[string]string, error) {
 	default:
 		q = `SELECT User, '' FROM mysql.user WHERE Host = '%'`
 	}
-	out := map[string]string{}
-	err := s.queryEach(ctx, q, func() { clear(out) }, func(rows *sql.Rows) error {
-		var name, v string
-		if err := rows.Scan(&name, &v); err != nil {
+	out, marks := map[string]string{}, map[string]ddl.OwnerMark{}
+	err := s.queryEach(ctx, q, func() { clear(out); clear(marks) }, func(rows *sql.Rows) error {
+		var name, v, comment string
+		dest := []any{&name, &v}
+		if s.info.Flavor == ddl.FlavorPostgres {
+			dest = append(dest, &comment)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
 		out[name] = v
+		if m, ok := ddl.ParseOwnerMark(comment); ok {
+			marks[name] = m
+		}
 		return nil
 	})
-	return out, err
+	return out, marks, err
 }
 
 // snapshotGrantRow serves one mysql.db row's values from the snapshot;

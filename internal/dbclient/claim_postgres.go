@@ -24,8 +24,11 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	// No SQL before a refusal: a name that exists now is refused by a read.
 	if st, err := s.databaseDirect(ctx, db); err != nil || st != nil {
 		if err == nil {
-			err = ddl.ErrDatabasePreExists(s.spec.Name, db)
+			err = ddl.ErrDatabasePreExists(s.spec.Name, ddl.EnginePostgres, db)
 		}
+		return nil, err
+	}
+	if err := s.dropLeftoverNonces(ctx, db); err != nil {
 		return nil, err
 	}
 	claim := ddl.NewPostgresClaim(db, cs, co, ddl.NewClaimMark())
@@ -81,7 +84,7 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	}
 	if isDatabaseExists(err) {
 		s.dropNonce(ctx, claim)
-		return nil, ddl.ErrDatabasePreExists(s.spec.Name, db)
+		return nil, ddl.ErrDatabasePreExists(s.spec.Name, ddl.EnginePostgres, db)
 	}
 	if err != nil && Classify(err) == OutcomeUnknown {
 		ctx = settling(unlocked(ctx))
@@ -110,4 +113,39 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 // (best effort: a left-over one is empty, and named ddl.NonceDatabasePrefix...).
 func (s *Server) dropNonce(ctx context.Context, claim ddl.PostgresClaim) {
 	_ = s.exec(context.WithoutCancel(unlocked(ctx)), claim.DropNonce)
+}
+
+// dropLeftoverNonces drops the nonce databases earlier claims of db left
+// when their provider was killed between create and rename (Terraform
+// killed mid-apply). This claim holds db's lock, so no claim of db that
+// could still rename one is in flight; they are new and empty.
+func (s *Server) dropLeftoverNonces(ctx context.Context, db ddl.DatabaseName) error {
+	var names []string
+	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+		names = names[:0]
+		rows, err := q.QueryContext(ctx, `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, ddl.NoncePrefixFor(db))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				return err
+			}
+			names = append(names, n)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return s.readError("list nonce databases left by earlier claims of "+db.String(), err)
+	}
+	for _, name := range names {
+		if drop, ok := ddl.DropLeftoverNonce(db, name); ok {
+			if err := s.exec(ctx, drop); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

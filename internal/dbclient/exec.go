@@ -128,6 +128,7 @@ func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
 		return nil
 	})
 	if err == nil {
+		afterStatement(st)
 		return nil
 	}
 	var refusal *ddl.Error

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
@@ -67,13 +68,90 @@ func (s *Server) finishHalfMade(ctx context.Context, user ddl.Username, want ddl
 	if err != nil {
 		return err
 	}
-	if !ok || want.DBIdentity == "" || got != want {
+	if !ok || want.DBIdentity == "" || got.Database != want.Database || got.DBIdentity != want.DBIdentity {
 		return ddl.ErrPreExistingOwnerUser(s.spec.Name, s.spec.Engine, want.Database, user)
+	}
+	if got.FromRole != want.FromRole {
+		finished, err := s.rotationFinished(ctx, got, want)
+		if err != nil {
+			return err
+		}
+		if !finished {
+			return ddl.ErrPreExistingOwnerUser(s.spec.Name, s.spec.Engine, want.Database, user)
+		}
 	}
 	finish := s.dialect().SetPassword(user, pw, false)
 	finish.Statements = append(finish.Statements, plan.Tail(1).Statements...)
 	finish.Undo = plan.Undo
 	return s.exec(ctx, finish)
+}
+
+// rotationFinished: got is the mark of a login a rotation made, and the
+// rotation ran to its end (the login it took over from is dropped) before
+// Terraform was killed, so state still names the old login. The next apply
+// no longer finds that login and asks for this one afresh (want has no
+// predecessor). The mark names this database, and the predecessor is gone,
+// so no one else can hold this claim: the login is this resource's own.
+func (s *Server) rotationFinished(ctx context.Context, got, want ddl.OwnerMark) (bool, error) {
+	if want.FromRole != "" || got.FromRole == "" {
+		return false, nil
+	}
+	var n int
+	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+		return q.QueryRowContext(ctx, `SELECT count(*) FROM pg_roles WHERE oid = $1::oid`, got.FromRole).Scan(&n)
+	})
+	if err != nil {
+		return false, s.readError("read role "+got.FromRole, err)
+	}
+	return n == 0, nil
+}
+
+// finishedRotationOwner returns owner, the PostgreSQL database db's owner,
+// when its mark proves a rotation of this database's owner made it and
+// finished (see rotationFinished); nil otherwise.
+func (s *Server) finishedRotationOwner(ctx context.Context, db ddl.DatabaseName, owner string) (*ddl.Username, error) {
+	got, ok, err := s.roleMark(ctx, owner)
+	if err != nil || !ok {
+		return nil, err
+	}
+	want, err := s.ownerMark(ctx, db, "")
+	if err != nil || got.Database != want.Database || got.DBIdentity != want.DBIdentity {
+		return nil, err
+	}
+	finished, err := s.rotationFinished(ctx, got, want)
+	if err != nil || !finished {
+		return nil, err
+	}
+	u, err := ddl.NewUsername(s.spec.Engine, owner)
+	if err != nil {
+		return nil, nil //nolint:nilerr // not a name tenantdb makes: not ours
+	}
+	return &u, nil
+}
+
+// halfMadeRotations lists, from the refresh snapshots, the logins whose
+// mark says a rotation from the login with OID from made them for d (by
+// name and identity) while d still belongs to that login: the rotation
+// was killed before the handover, so they hold nothing. The login that
+// owns d is never among them.
+func (s *Server) halfMadeRotations(ctx context.Context, d *DatabaseState, db ddl.DatabaseName, from string) ([]HalfMadeLogin, error) {
+	dbID, err := s.identityOf(ctx, d)
+	if err != nil || from == "" {
+		return nil, err
+	}
+	sid, err := s.serverID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []HalfMadeLogin
+	marks, logins := s.snapshotMarks()
+	for name, m := range marks {
+		if m.Database == db && m.DBIdentity == string(dbID) && m.FromRole == from && name != d.Owner {
+			out = append(out, HalfMadeLogin{Name: name, Identity: Identity("pg:" + sid + ":" + logins[name])})
+		}
+	}
+	slices.SortFunc(out, func(a, b HalfMadeLogin) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
 }
 
 // undoHalfMadeRotation returns db to owner when the database's current

@@ -236,7 +236,7 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 			err = newStatementError(s.spec.Name, plan.Statements[0], f)
 		}
 		if isDatabaseExists(err) {
-			return ddl.ErrDatabasePreExists(s.spec.Name, db)
+			return ddl.ErrDatabasePreExists(s.spec.Name, s.spec.Engine, db)
 		}
 		if err != nil && Classify(err) == OutcomeUnknown && ddl.StoresClaimMark(s.info) {
 			// The connection was lost mid-claim. The mark says whose the
@@ -253,7 +253,7 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 			case found.Marker == "":
 				return ddl.ErrDatabaseClaimUnproven(s.spec.Name, db)
 			case found.Marker != mark.String():
-				return ddl.ErrDatabasePreExists(s.spec.Name, db)
+				return ddl.ErrDatabasePreExists(s.spec.Name, s.spec.Engine, db)
 			}
 			err = nil // ours: the claim took effect before the connection was lost
 		}

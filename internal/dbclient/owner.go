@@ -119,6 +119,17 @@ type OwnerState struct {
 	Identity   Identity
 	Privileges []ddl.Privilege // MySQL: what it holds on the database; PostgreSQL: ALL when it owns it
 	OwnsDB     bool            // PostgreSQL: it is the database's owner
+	// HalfMade (PostgreSQL) are the logins a username rotation from this
+	// login made for this database and never finished, because Terraform
+	// was killed after their CREATE and before they took the database
+	// (their marks prove it). They are this resource's to drop.
+	HalfMade []HalfMadeLogin
+}
+
+// HalfMadeLogin is one login an interrupted rotation left.
+type HalfMadeLogin struct {
+	Name     string
+	Identity Identity
 }
 
 // Owner reads a login and what it holds on db; nil when the login is gone.
@@ -138,8 +149,9 @@ func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Userna
 		if d != nil && d.Owner == user.String() {
 			st.OwnsDB = true
 			st.Privileges = []ddl.Privilege{ddl.AllPrivileges}
+			st.HalfMade, err = s.halfMadeRotations(ctx, d, db, roleOID(id))
 		}
-		return st, nil
+		return st, err
 	}
 	if st.Privileges, err = s.refreshPrivileges(ctx, db, user); err != nil {
 		return nil, err
@@ -161,10 +173,16 @@ func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, us
 		if d == nil {
 			return fmt.Errorf("%s: database %q does not exist: create it first (tenantdb_tenant_database)", s.spec.describe(), db)
 		}
-		if d.Owner != s.spec.Username && d.Owner != user.String() {
-			return ddl.ErrOwnerConflict(s.spec.Name, db, d.Owner, "PostgreSQL databases have exactly one owner.")
+		if d.Owner == s.spec.Username || d.Owner == user.String() {
+			return nil
 		}
-		return nil
+		if rotated, err := s.finishedRotationOwner(ctx, db, d.Owner); err != nil || rotated != nil {
+			if err == nil {
+				err = ddl.ErrOwnerConflictRotated(s.spec.Name, db, *rotated)
+			}
+			return err
+		}
+		return ddl.ErrOwnerConflict(s.spec.Name, db, d.Owner, "PostgreSQL databases have exactly one owner.")
 	}
 	var others []string
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
@@ -198,8 +216,7 @@ func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, us
 			return err
 		}
 		if len(ddl.Diff(s.info, ddl.FromActual(s.info, all), held).Grant) == 0 {
-			return ddl.ErrOwnerConflict(s.spec.Name, db, o,
-				"That account holds every database-level privilege on it, which is what an owner holds on MySQL/MariaDB.")
+			return ddl.ErrOwnerConflictMySQL(s.spec.Name, db, u)
 		}
 	}
 	return nil

@@ -2,7 +2,12 @@
 
 package ddl
 
-import "strings"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"strings"
+)
 
 // PostgresClaim is how a PostgreSQL tenant database is claimed so that a
 // lost connection never leaves the outcome unknown. PostgreSQL has no
@@ -27,9 +32,31 @@ type PostgresClaim struct {
 // (and empty).
 const NonceDatabasePrefix = "tenantdb_claim_"
 
+// NoncePrefixFor starts the name of every nonce database a claim of db
+// makes: the prefix, 16 hex digits of the name's SHA-256 and "_", then 96
+// random bits. A claim runs under db's lock, so a nonce database of db
+// that exists when the next claim of db starts was left by a claim that
+// was killed before its rename (LeftoverNonce).
+func NoncePrefixFor(db DatabaseName) string {
+	h := sha256.Sum256([]byte(db.s))
+	return NonceDatabasePrefix + hex.EncodeToString(h[:8]) + "_"
+}
+
+var nonceRandomPart = regexp.MustCompile(`^[0-9a-f]{24}$`)
+
+// DropLeftoverNonce renders the drop of name, a nonce database a killed
+// claim of db left; ok is false for any other name.
+func DropLeftoverNonce(db DatabaseName, name string) (p Plan, ok bool) {
+	prefix := NoncePrefixFor(db)
+	if !strings.HasPrefix(name, prefix) || !nonceRandomPart.MatchString(name[len(prefix):]) {
+		return Plan{}, false
+	}
+	return postgres{}.DropDatabase(DatabaseName{name}), true
+}
+
 // NewPostgresClaim renders the claim of db with mark's random part.
 func NewPostgresClaim(db DatabaseName, cs Charset, co Collation, mark ClaimMark) PostgresClaim {
-	nonce := DatabaseName{NonceDatabasePrefix + strings.TrimPrefix(mark.s, "tenantdb:")}
+	nonce := DatabaseName{NoncePrefixFor(db) + strings.TrimPrefix(mark.s, "tenantdb:")[:24]}
 	d := postgres{}
 	create := d.CreateDatabase(nonce, cs, co)
 	// The nonce's name is random: creating it claims nothing (no retry

@@ -11,7 +11,7 @@ func TestPostgresClaim(t *testing.T) {
 	mark := NewClaimMark()
 	db := must(NewDatabaseName(EnginePostgres, "Acme_WMS"))
 	c := NewPostgresClaim(db, DefaultCharset(EnginePostgres), DefaultCollation(EnginePostgres), mark)
-	nonce := NonceDatabasePrefix + strings.TrimPrefix(mark.String(), "tenantdb:")
+	nonce := NoncePrefixFor(db) + strings.TrimPrefix(mark.String(), "tenantdb:")[:24]
 	if c.Nonce.String() != nonce || len(nonce) > 63 {
 		t.Fatalf("nonce %q, want %q (at most 63 bytes)", c.Nonce, nonce)
 	}
@@ -34,5 +34,22 @@ DROP DATABASE IF EXISTS "` + nonce + `";
 	}
 	if other := NewPostgresClaim(db, Charset{}, Collation{}, NewClaimMark()); other.Nonce == c.Nonce {
 		t.Fatal("two claims share a nonce")
+	}
+}
+
+// TestDropLeftoverNonce: only a nonce database of a claim of the same name
+// is a leftover to drop; another name's, or anything else, never is.
+func TestDropLeftoverNonce(t *testing.T) {
+	db := must(NewDatabaseName(EnginePostgres, "acme"))
+	other := must(NewDatabaseName(EnginePostgres, "acme2"))
+	mine := NewPostgresClaim(db, Charset{}, Collation{}, NewClaimMark()).Nonce.String()
+	theirs := NewPostgresClaim(other, Charset{}, Collation{}, NewClaimMark()).Nonce.String()
+	if p, ok := DropLeftoverNonce(db, mine); !ok || p.String() != `DROP DATABASE IF EXISTS "`+mine+`";`+"\n" {
+		t.Fatalf("own nonce %s: %v %s", mine, ok, p.String())
+	}
+	for _, name := range []string{theirs, "acme", NonceDatabasePrefix + "0123456789abcdef0123456789abcdef", mine + "0", mine[:len(mine)-1] + "X", strings.ToUpper(mine)} {
+		if _, ok := DropLeftoverNonce(db, name); ok {
+			t.Errorf("%q taken for a leftover nonce of %s", name, db)
+		}
 	}
 }

@@ -34,8 +34,38 @@ func CreateMarkedOwner(d Dialect, db DatabaseName, owner Username, pw Password, 
 func ErrOwnerConflict(server string, db DatabaseName, other, why string) *Error {
 	return refuse(OwnerConflict, fmt.Sprintf("database %q on server %q", db, server),
 		fmt.Sprintf("The database already has an owner other than the admin: %q. %s Nothing was created or changed.", printable(other), why),
-		"A tenant database has one owner. Manage that owner with its own tenantdb_tenant_owner (import it), or hand "+
-			"the database back to the admin before creating this one.")
+		ownerConflictFix)
+}
+
+const ownerConflictFix = "A tenant database has one owner. Manage that owner with its own tenantdb_tenant_owner (import it), or hand " +
+	"the database back to the admin before creating this one."
+
+// ErrOwnerConflictMySQL is ErrOwnerConflict on MySQL/MariaDB, where the
+// other owner may be the new login of a username rotation whose apply was
+// killed after it dropped the old login (Terraform saves state only when
+// an operation returns; accounts carry no mark that proves whose it is):
+// the fix also gives the one statement that removes it. An account holds
+// no tables there, so dropping it loses nothing of the tenant's.
+func ErrOwnerConflictMySQL(server string, db DatabaseName, other Username) *Error {
+	e := ErrOwnerConflict(server, db, other.s,
+		"That account holds every database-level privilege on it, which is what an owner holds on MySQL/MariaDB.")
+	e.Fix += fmt.Sprintf("\n\nIf an interrupted apply of this resource made it (a username rotation to %q), either set username = %q "+
+		"and apply, or remove it and apply again (MySQL/MariaDB accounts own no tables):\n\n  DROP USER %s;", other.s, other.s, mysqlAccount(other))
+	return e
+}
+
+// ErrOwnerConflictRotated is ErrOwnerConflict on PostgreSQL when the other
+// owner's mark proves it was made for this database by a username rotation
+// of a tenantdb_tenant_owner that finished (its old login is gone) in an
+// apply that was killed before saving state. Going back to the old name
+// means a new rotation, from that login: the fix says how, with no SQL.
+func ErrOwnerConflictRotated(server string, db DatabaseName, other Username) *Error {
+	e := ErrOwnerConflict(server, db, other.s,
+		"Its mark says a username rotation of a tenantdb_tenant_owner made it for this database and finished (the login "+
+			"it took over from is gone), in an apply that was interrupted before Terraform saved its state.")
+	e.Fix = fmt.Sprintf("If that was this resource, set username = %q and apply (the login is adopted as this resource's own); "+
+		"then, to go back to another name, change username again (a rotation). Otherwise: %s", other.s, ownerConflictFix)
+	return e
 }
 
 // MakeDatabaseOwner hands a PostgreSQL database to its owner login (again,

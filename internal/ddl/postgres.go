@@ -109,6 +109,10 @@ func (d postgres) TransferOwnership(db DatabaseName, from, to Username) Plan {
 // privileges. Missing roles are tolerated so a retried drop converges.
 func (d postgres) DropLogin(db DatabaseName, user Username) Plan {
 	return Plan{Statements: []Statement{
+		// REASSIGN and DROP OWNED need the admin in the role. An owner
+		// login has it from its create, but a login whose create was the
+		// last thing a killed apply did (a half-made rotation) does not.
+		sql("GRANT ", pgIdent(user.s), " TO CURRENT_USER").okIfMissing().done(),
 		sql("REASSIGN OWNED BY ", pgIdent(user.s), " TO CURRENT_USER").in(db.s).okIfMissing().done(),
 		sql("DROP OWNED BY ", pgIdent(user.s)).in(db.s).okIfMissing().done(),
 		sql("DROP ROLE IF EXISTS ", pgIdent(user.s)).done(),

@@ -11,10 +11,19 @@ import (
 // here with the others so every diagnostic reads the same way.
 
 // ErrDatabasePreExists: the claim on a database name was lost.
-func ErrDatabasePreExists(server string, db DatabaseName) *Error {
+func ErrDatabasePreExists(server string, e Engine, db DatabaseName) *Error {
+	drop := "DROP DATABASE " + mysqlIdent(db.s) + ";"
+	if e == EnginePostgres {
+		drop = "DROP DATABASE " + pgIdent(db.s) + ";"
+	}
 	return refuse(DatabasePreExists, fmt.Sprintf("database %q on server %q", db, server),
-		"The database already exists and this resource did not create it; tenantdb never adopts a database silently.",
-		"Adopt it with terraform import (it will then never be dropped by this resource), or choose another name.")
+		"The database already exists and this resource did not create it (or an apply of this resource was "+
+			"interrupted after creating it: Terraform saves state only when an operation returns, and nothing on the "+
+			"server proves which apply made a database); tenantdb never adopts a database silently.",
+		fmt.Sprintf("Choose another name; or adopt it (it will then never be dropped by this resource) with:\n\n"+
+			"  import {\n    to = tenantdb_tenant_database.<this resource>\n    id = jsonencode({ server = "+
+			"tenantdb_db_server.<server>.ref, name = %q })\n  }\n\nor, only if an interrupted apply left it and it "+
+			"holds nothing, remove it and apply again:\n\n  %s", db, drop))
 }
 
 // ErrDatabaseClaimUnproven: the connection was lost during this apply's

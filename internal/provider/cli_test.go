@@ -25,40 +25,67 @@ type cliWorkspace struct {
 	env []string
 }
 
-var builtProvider struct {
+// builtProvider is one provider binary per set of build tags, built once
+// per test binary: the one users run (no tags), and the kill-point suite's
+// (-tags killpoints).
+type builtProvider struct {
 	once sync.Once
 	env  []string
 	err  error
 }
 
+var (
+	builtProvidersMu sync.Mutex
+	builtProviders   = map[string]*builtProvider{}
+)
+
 // newCLIWorkspace builds the provider once per test binary.
-func newCLIWorkspace(t *testing.T) *cliWorkspace {
+func newCLIWorkspace(t *testing.T) *cliWorkspace { return newCLIWorkspaceTagged(t, "") }
+
+// newCLIWorkspaceTagged is newCLIWorkspace with a provider built with the
+// given build tags.
+func newCLIWorkspaceTagged(t *testing.T, tags string) *cliWorkspace {
 	t.Helper()
-	builtProvider.once.Do(func() {
-		dir, err := os.MkdirTemp("", "tenantdb-cli-")
-		if err != nil {
-			builtProvider.err = err
-			return
-		}
-		cleanupDirs = append(cleanupDirs, dir)
-		bin := filepath.Join(dir, "bin")
-		if out, err := tryEnv("", os.Environ(), "go", "build", "-o", filepath.Join(bin, "terraform-provider-tenantdb"), "../.."); err != nil {
-			builtProvider.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		cli := filepath.Join(dir, "tf.rc")
-		// source = "tenantdb/tenantdb" means registry.terraform.io/... to
-		// terraform and registry.opentofu.org/... to OpenTofu: override both.
-		rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/tenantdb/tenantdb\" = %q\n    \"registry.opentofu.org/tenantdb/tenantdb\" = %q\n  }\n  direct {}\n}\n", bin, bin)
-		if builtProvider.err = os.WriteFile(cli, []byte(rc), 0o644); builtProvider.err != nil {
-			return
-		}
-		builtProvider.env = []string{"TF_CLI_CONFIG_FILE=" + cli, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1"}
-	})
-	if builtProvider.err != nil {
-		t.Fatal(builtProvider.err)
+	builtProvidersMu.Lock()
+	b := builtProviders[tags]
+	if b == nil {
+		b = &builtProvider{}
+		builtProviders[tags] = b
 	}
-	return &cliWorkspace{t: t, dir: t.TempDir(), env: builtProvider.env}
+	builtProvidersMu.Unlock()
+	b.once.Do(func() { b.env, b.err = buildProvider(tags) })
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return &cliWorkspace{t: t, dir: t.TempDir(), env: b.env}
+}
+
+// buildProvider builds the provider with tags and returns the environment
+// that makes the CLI use it (dev_overrides).
+func buildProvider(tags string) ([]string, error) {
+	dir, err := os.MkdirTemp("", "tenantdb-cli-")
+	if err != nil {
+		return nil, err
+	}
+	builtProvidersMu.Lock()
+	cleanupDirs = append(cleanupDirs, dir)
+	builtProvidersMu.Unlock()
+	bin := filepath.Join(dir, "bin")
+	args := []string{"build", "-o", filepath.Join(bin, "terraform-provider-tenantdb")}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	if out, err := tryEnv("", os.Environ(), "go", append(args, "../..")...); err != nil {
+		return nil, fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	cli := filepath.Join(dir, "tf.rc")
+	// source = "tenantdb/tenantdb" means registry.terraform.io/... to
+	// terraform and registry.opentofu.org/... to OpenTofu: override both.
+	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/tenantdb/tenantdb\" = %q\n    \"registry.opentofu.org/tenantdb/tenantdb\" = %q\n  }\n  direct {}\n}\n", bin, bin)
+	if err := os.WriteFile(cli, []byte(rc), 0o644); err != nil {
+		return nil, err
+	}
+	return []string{"TF_CLI_CONFIG_FILE=" + cli, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1"}, nil
 }
 
 // cliBinary is the CLI the acceptance tests run: TF_ACC_TERRAFORM_PATH

@@ -26,16 +26,7 @@ import (
 // was gone.
 func (s accServer) applyKilledAt(t *testing.T, w *cliWorkspace, prefix string) {
 	t.Helper()
-	cmd := exec.Command(cliBinary(), "apply", "-auto-approve", "-no-color")
-	cmd.Dir, cmd.Env = w.dir, append(os.Environ(), w.env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	cmd, out, done := w.startApplyInGroup(t)
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		var pid int
@@ -58,6 +49,24 @@ func (s accServer) applyKilledAt(t *testing.T, w *cliWorkspace, prefix string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// startApplyInGroup starts terraform apply in a process group of its own
+// (so a SIGKILL to the group reaches the provider too), with extra
+// environment variables; done receives its end.
+func (w *cliWorkspace) startApplyInGroup(t *testing.T, env ...string) (cmd *exec.Cmd, out *strings.Builder, done chan error) {
+	t.Helper()
+	cmd = exec.Command(cliBinary(), "apply", "-auto-approve", "-no-color")
+	cmd.Dir, cmd.Env = w.dir, append(append(os.Environ(), w.env...), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out = &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done = make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	return cmd, out, done
 }
 
 // TestAccFaults_terraformKilledDuringOwnerCreate (PostgreSQL): terraform

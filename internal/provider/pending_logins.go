@@ -5,6 +5,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -100,4 +101,16 @@ func (l pendingLogins) without(name string) pendingLogins {
 		}
 	}
 	return out
+}
+
+// withHalfMade adds the logins a killed rotation of this resource left
+// (dbclient.OwnerState.HalfMade: their marks prove them ours) to the list,
+// so the next apply drops them as it drops any rotated-out login.
+func (l pendingLogins) withHalfMade(logins []dbclient.HalfMadeLogin) pendingLogins {
+	for _, h := range logins {
+		if !slices.ContainsFunc(l, func(p pendingLogin) bool { return p.Name == h.Name }) {
+			l = append(l, pendingLogin{Name: h.Name, Identity: h.Identity})
+		}
+	}
+	return l
 }

@@ -383,6 +383,7 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 	state.Privileges = ownerPrivilegesValue(srv.Info(), state.Privileges, st)
 	pending, diags := readPendingLogins(ctx, req.Private, state.PreviousUsername)
 	resp.Diagnostics.Append(diags...)
+	pending = pending.withHalfMade(st.HalfMade)
 	if len(pending) > 0 {
 		for _, p := range pending {
 			if prev, err := ddl.NewUsername(t.ref.engine(), p.Name); err == nil {

@@ -25,7 +25,12 @@ resource "tenantdb_tenant_database" "db" {
   server = tenantdb_db_server.main.ref
   name   = %q
 }
+`, db) + ownerBlockHCL(user, pw, version, extra)
+}
 
+// ownerBlockHCL is the owner block alone, of tenantdb_tenant_database.db.
+func ownerBlockHCL(user, pw string, version int, extra string) string {
+	return fmt.Sprintf(`
 resource "tenantdb_tenant_owner" "o" {
   server              = tenantdb_db_server.main.ref
   database            = tenantdb_tenant_database.db.name
@@ -34,7 +39,7 @@ resource "tenantdb_tenant_owner" "o" {
   password_wo_version = %d
 %s
 }
-`, db, user, pw, version, extra)
+`, user, pw, version, extra)
 }
 
 // as runs statements as a login over TCP with TLS, in database db.

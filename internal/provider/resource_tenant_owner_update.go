@@ -184,7 +184,10 @@ func (u *ownerUpdate) dropPendingLogins(ctx context.Context) error {
 	keep := pendingLogins{}
 	for _, p := range u.pending {
 		if p.Name == u.t.user.String() {
-			keep = append(keep, p) // never drop the current owner
+			// The current owner is never dropped, and is no longer a
+			// rotated-out login (a rotation back to it, or a half-made
+			// login the rotation just finished): it leaves the list, and
+			// joins it again if a later rotation moves away from it.
 			continue
 		}
 		keep = append(keep, dropPendingLogins(ctx, u.srv, u.t, pendingLogins{p}, &u.resp.Diagnostics)...)

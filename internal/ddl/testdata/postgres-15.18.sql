@@ -24,6 +24,8 @@ CREATE ROLE "acme_app" LOGIN PASSWORD 'SCRAM-SHA-256$4096:MDEyMzQ1Njc4OWFiY2RlZg
 GRANT "acme_app" TO CURRENT_USER;
 ALTER DATABASE "acme_1" OWNER TO "acme_app";
 -- undo
+-- ok if already gone
+GRANT "acme_app" TO CURRENT_USER;
 -- in database acme_1
 -- ok if already gone
 REASSIGN OWNED BY "acme_app" TO CURRENT_USER;
@@ -38,6 +40,8 @@ CREATE ROLE "acme_app" LOGIN PASSWORD 'SCRAM-SHA-256$4096:MDEyMzQ1Njc4OWFiY2RlZg
 GRANT "acme_app" TO CURRENT_USER;
 ALTER DATABASE "acme_1" OWNER TO "acme_app";
 -- undo
+-- ok if already gone
+GRANT "acme_app" TO CURRENT_USER;
 -- in database acme_1
 -- ok if already gone
 REASSIGN OWNED BY "acme_app" TO CURRENT_USER;
@@ -81,6 +85,8 @@ DROP OWNED BY "acme_app2";
 DROP ROLE IF EXISTS "acme_app2";
 
 -- == rotate owner: drop old ==
+-- ok if already gone
+GRANT "acme_app" TO CURRENT_USER;
 -- in database acme_1
 -- ok if already gone
 REASSIGN OWNED BY "acme_app" TO CURRENT_USER;
@@ -119,6 +125,8 @@ ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app" IN SCHEMA "app data" REVOKE INSERT,
 ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app" GRANT EXECUTE ON FUNCTIONS TO PUBLIC;
 
 -- == drop login ==
+-- ok if already gone
+GRANT "acme_app" TO CURRENT_USER;
 -- in database acme_1
 -- ok if already gone
 REASSIGN OWNED BY "acme_app" TO CURRENT_USER;
