@@ -142,11 +142,11 @@ func TestAccFaults_terraformKillPoints(t *testing.T) {
 func (s accServer) terraformKillPoint(t *testing.T, op killOp, k int, direction string) []string {
 	t.Helper()
 	n := killNames{db: uniqueName("kp"), ownerA: uniqueName("kpa"), ownerB: uniqueName("kpb"), grantee: uniqueName("kpg")}
+	s.principal(t, n.grantee) // its cleanup runs after the database's drop below
 	t.Cleanup(func() {
 		s.dropDatabase(t, n.db)
 		s.dropLogins(t, n.ownerA, n.ownerB)
 	})
-	s.principal(t, n.grantee)
 	w := newCLIWorkspaceTagged(t, "killpoints")
 	cfg := func(body string) string { return s.serverHCL("") + body }
 	w.write(cfg(op.before(n)))

@@ -146,3 +146,36 @@ func TestAccLockTimeout_dropBlocked(t *testing.T) {
 	release()
 	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy once the session ended")
 }
+
+// TestAccOperationTimeout_rotationBlocked (PostgreSQL): with a lock_timeout
+// longer than the operation may take, the provider's operation_timeout is
+// what ends a rotation blocked on someone else's lock: the apply fails
+// saying so, the handover is undone (the old login owns and connects, no
+// new login is left, state names the old one), and the apply succeeds
+// once the session ends.
+func TestAccOperationTimeout_rotationBlocked(t *testing.T) {
+	s := testAccServer(t, "postgres")
+	w, db, a, b, pw, cfg := s.blockedRotation(t, "opt", "1h")
+	release := s.holdLock(t, db, "SELECT v FROM t")
+
+	w.write(withProviderArg(cfg(b), "operation_timeout", "10s"))
+	r := w.run("apply", "-auto-approve").mustFail(t, "rotation blocked past operation_timeout")
+	d := r.requireDiag(t, "error", "Operation timed out")
+	if !strings.Contains(d.Detail, "operation_timeout (10s)") {
+		t.Fatalf("the error does not name the limit:\n%s", d.Detail)
+	}
+	if s.loginExists(t, b) {
+		t.Fatal("the new login was left behind after the undo")
+	}
+	if got := w.stateAttr("tenantdb_tenant_owner", "username"); got != a {
+		t.Fatalf("state names %v after the timed-out rotation, want %q", got, a)
+	}
+	if err := s.as(a, pw, db, "SELECT v FROM t", "CREATE TABLE t2 (v int)"); err != nil {
+		t.Fatalf("the old login does not work after the undo: %v", err)
+	}
+	release()
+	w.run("apply", "-auto-approve").mustSucceed(t, "rotation once the lock is gone")
+	if err := s.as(b, pw, db, "SELECT v FROM t", "SELECT v FROM t2"); err != nil {
+		t.Fatalf("the new login does not own the tenant's tables: %v", err)
+	}
+}

@@ -51,10 +51,11 @@ type tenantdbProvider struct {
 }
 
 type providerModel struct {
-	AdminPasswords types.Map    `tfsdk:"admin_passwords"`
-	CACerts        types.Map    `tfsdk:"ca_certs"`
-	LockTimeout    types.String `tfsdk:"lock_timeout"`
-	GrantRefresh   types.String `tfsdk:"postgres_grant_refresh"`
+	AdminPasswords   types.Map    `tfsdk:"admin_passwords"`
+	CACerts          types.Map    `tfsdk:"ca_certs"`
+	LockTimeout      types.String `tfsdk:"lock_timeout"`
+	OperationTimeout types.String `tfsdk:"operation_timeout"`
+	GrantRefresh     types.String `tfsdk:"postgres_grant_refresh"`
 }
 
 func (p *tenantdbProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -122,6 +123,14 @@ func (p *tenantdbProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				Optional:   true,
 				Validators: []validator.String{durationValidator{min: time.Second, max: time.Hour}},
 			},
+			"operation_timeout": schema.StringAttribute{
+				MarkdownDescription: "How long one create, read, update or delete of a resource may take in all, " +
+					"as a duration (default `\"5m\"`, between `10s` and `24h`): lock waits, retries of an " +
+					"unavailable primary and a server that never answers all count. When it passes, the statement in " +
+					"flight is cancelled, what the operation had done is undone, and the error says so.",
+				Optional:   true,
+				Validators: []validator.String{durationValidator{min: 10 * time.Second, max: 24 * time.Hour}},
+			},
 		},
 	}
 }
@@ -155,6 +164,9 @@ func (p *tenantdbProvider) Configure(ctx context.Context, req provider.Configure
 	data.shallowGrantRefresh = cfg.GrantRefresh.ValueString() == "database"
 	if !cfg.LockTimeout.IsNull() && !cfg.LockTimeout.IsUnknown() {
 		data.lockTimeout, _ = time.ParseDuration(cfg.LockTimeout.ValueString()) // validated above
+	}
+	if !cfg.OperationTimeout.IsNull() && !cfg.OperationTimeout.IsUnknown() {
+		data.operationTimeout, _ = time.ParseDuration(cfg.OperationTimeout.ValueString()) // validated above
 	}
 	if resp.Diagnostics.HasError() {
 		return

@@ -30,6 +30,9 @@ type providerData struct {
 	caUnknownNames []string
 	// lockTimeout bounds every statement's wait for a lock (0: the default).
 	lockTimeout time.Duration
+	// operationTimeout bounds each create, read, update and delete (0: the
+	// default, operation_timeout.go).
+	operationTimeout time.Duration
 	// shallowGrantRefresh: postgres_grant_refresh = "database".
 	shallowGrantRefresh bool
 	// grantServerFor replaces connect for tenantdb_tenant_grant when set

@@ -119,9 +119,13 @@ func withIdentity(newResource func() resource.Resource, fields []identityField) 
 	return func() resource.Resource { return &identifiedResource{inner: newResource(), fields: fields} }
 }
 
+// identifiedResource also runs every operation under the provider's
+// operation_timeout (operation_timeout.go): it is the one place every
+// create, read, update and delete passes through.
 type identifiedResource struct {
 	inner  resource.Resource
 	fields []identityField
+	data   *providerData // from Configure; nil before
 }
 
 var (
@@ -150,7 +154,10 @@ func (w *identifiedResource) IdentitySchema(_ context.Context, _ resource.Identi
 }
 
 func (w *identifiedResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	ctx, cancel := operationContext(ctx, w.data)
+	defer cancel()
 	w.inner.Create(ctx, req, resp)
+	explainTimeout(ctx, w.data, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(setIdentity(ctx, w.fields, resp.State, resp.Identity)...)
 	}
@@ -161,7 +168,10 @@ func (w *identifiedResource) Create(ctx context.Context, req resource.CreateRequ
 // started from: the framework requires an identity after every read that
 // has no error, a removed resource included.
 func (w *identifiedResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, cancel := operationContext(ctx, w.data)
+	defer cancel()
 	w.inner.Read(ctx, req, resp)
+	explainTimeout(ctx, w.data, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -173,12 +183,18 @@ func (w *identifiedResource) Read(ctx context.Context, req resource.ReadRequest,
 }
 
 func (w *identifiedResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	ctx, cancel := operationContext(ctx, w.data)
+	defer cancel()
 	w.inner.Update(ctx, req, resp)
+	explainTimeout(ctx, w.data, &resp.Diagnostics)
 	resp.Diagnostics.Append(setIdentity(ctx, w.fields, resp.State, resp.Identity)...)
 }
 
 func (w *identifiedResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx, cancel := operationContext(ctx, w.data)
+	defer cancel()
 	w.inner.Delete(ctx, req, resp)
+	explainTimeout(ctx, w.data, &resp.Diagnostics)
 }
 
 // ImportState imports by the JSON ID, or by an identity turned into it.
@@ -200,6 +216,9 @@ func (w *identifiedResource) ImportState(ctx context.Context, req resource.Impor
 }
 
 func (w *identifiedResource) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if data, ok := req.ProviderData.(*providerData); ok {
+		w.data = data
+	}
 	if r, ok := w.inner.(resource.ResourceWithConfigure); ok {
 		r.Configure(ctx, req, resp)
 	}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+)
+
+// Every create, read, update and delete of a resource runs under a
+// deadline (provider argument operation_timeout), whatever it waits on:
+// locks (each statement also has lock_timeout), retries of an unavailable
+// primary, a server that accepts connections and never answers. When it
+// passes, the statement in flight is cancelled, what the operation had
+// done is undone (the undo runs without the deadline), and the error says
+// which limit was reached.
+
+// defaultOperationTimeout is longer than any legitimate operation: a
+// rotation waiting lock_timeout (30 s) on a statement, or retries that
+// ride out a failover (about a minute).
+const defaultOperationTimeout = 5 * time.Minute
+
+// operationContext bounds one operation by the provider's
+// operation_timeout (data may be nil before Configure).
+func operationContext(ctx context.Context, data *providerData) (context.Context, context.CancelFunc) {
+	limit := defaultOperationTimeout
+	if data != nil && data.operationTimeout > 0 {
+		limit = data.operationTimeout
+	}
+	return context.WithTimeout(ctx, limit)
+}
+
+// explainTimeout adds, after an operation that failed because its deadline
+// passed, which limit it was and what to do.
+func explainTimeout(ctx context.Context, data *providerData, diags *diag.Diagnostics) {
+	if !diags.HasError() || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return
+	}
+	limit := defaultOperationTimeout
+	if data != nil && data.operationTimeout > 0 {
+		limit = data.operationTimeout
+	}
+	diags.AddError("Operation timed out",
+		fmt.Sprintf("The operation did not finish within the provider's operation_timeout (%s); the statement in flight "+
+			"was cancelled and what the operation had done was undone (see the error above). Find what it waited on "+
+			"(a lock, an unreachable server), or raise operation_timeout in the provider block, then apply again.", limit))
+}
