@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -250,6 +251,10 @@ func gettingStartedServer(t *testing.T, engine string) accServer {
 }
 
 func (s accServer) gettingStarted(t *testing.T, blocks map[string]string, userEnv []string) {
+	client := map[string]string{"postgres": "psql", "mysql": "mariadb"}[s.Engine]
+	if _, err := exec.LookPath(client); err != nil {
+		t.Fatalf("the guide logs in with %s, which is not on PATH (Debian: apt-get install -y postgresql-client mariadb-client)", client)
+	}
 	// Step 2: the login to grant to, as the superuser.
 	s.exec(t, "", sqlStatements(blocks["grantee-"+s.Engine])...)
 
