@@ -15,12 +15,12 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-// FaultOwnerClaimLostBefore and FaultOwnerClaimLostAfter make an owner's
+// faultOwnerClaimLostBefore and faultOwnerClaimLostAfter make an owner's
 // CREATE USER/ROLE claim end in a lost connection, before anything ran or
 // after the whole create plan ran.
 const (
-	FaultOwnerClaimLostBefore = "owner-claim-lost-before"
-	FaultOwnerClaimLostAfter  = "owner-claim-lost-after"
+	faultOwnerClaimLostBefore = "owner-claim-lost-before"
+	faultOwnerClaimLostAfter  = "owner-claim-lost-after"
 )
 
 // settleOwnerClaim decides, after the connection was lost during the

@@ -9,11 +9,11 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-// FaultNonceLostAfter makes the creation of a PostgreSQL nonce database
+// faultNonceLostAfter makes the creation of a PostgreSQL nonce database
 // end in a lost connection after it ran (the rename's own points are
-// FaultClaimLostBefore, which fails the whole claim before anything runs,
-// and FaultClaimLostAfter, after the rename ran).
-const FaultNonceLostAfter = "nonce-lost-after"
+// faultClaimLostBefore, which fails the whole claim before anything runs,
+// and faultClaimLostAfter, after the rename ran).
+const faultNonceLostAfter = "nonce-lost-after"
 
 // claimPostgres claims db on PostgreSQL (ddl.PostgresClaim): an existing
 // name is refused before any statement; otherwise the nonce database is
@@ -40,12 +40,12 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	}
 
 	// 1. The nonce database: nobody else can choose its name.
-	err := lost(FaultClaimLostBefore, claim.Create.Statements[0])
+	err := lost(faultClaimLostBefore, claim.Create.Statements[0])
 	if err == nil {
 		err = s.exec(ctx, claim.Create)
 	}
 	if err == nil {
-		err = lost(FaultNonceLostAfter, claim.Create.Statements[0])
+		err = lost(faultNonceLostAfter, claim.Create.Statements[0])
 	}
 	if err != nil && Classify(err) == OutcomeUnknown {
 		ctx = settling(unlocked(ctx)) // the locked connection may be the lost one; the server may be restarting
@@ -80,7 +80,7 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	// 2. The claim: the nonce database takes the tenant's name.
 	err = s.exec(ctx, claim.Rename)
 	if err == nil {
-		err = lost(FaultClaimLostAfter, claim.Rename.Statements[0])
+		err = lost(faultClaimLostAfter, claim.Rename.Statements[0])
 	}
 	if isDatabaseExists(err) {
 		s.dropNonce(ctx, claim)

@@ -84,7 +84,7 @@ func TestClassifyUnit(t *testing.T) {
 		{"postgres server without TLS", fmt.Errorf("tls error: %w", errors.New("server refused TLS connection")), Configuration},
 		{"dns not found", &net.OpError{Op: "dial", Err: &net.DNSError{Name: "db.invalid", Err: "no such host", IsNotFound: true}}, Configuration},
 		{"dns not found (pgx)", fmt.Errorf("hostname resolving error: %w", &net.DNSError{Name: "db.invalid", IsNotFound: true}), Configuration},
-		{"wrong engine's port", &ConfigError{Kind: "protocol", Msg: "x"}, Configuration},
+		{"wrong engine's port", &configError{Kind: "protocol", Msg: "x"}, Configuration},
 		{"dns timeout: retried", &net.DNSError{Name: "db", Err: "i/o timeout", IsTimeout: true}, Transient},
 		{"dns server failure: retried", &net.DNSError{Name: "db", Err: "server misbehaving", IsTemporary: true}, Transient},
 		{"silent server: retried", &noGreetingError{addr: "h:1"}, Transient},
@@ -95,7 +95,7 @@ func TestClassifyUnit(t *testing.T) {
 		for _, wrapped := range []bool{false, true} {
 			err := c.err
 			if wrapped && err != nil {
-				err = fmt.Errorf("outer: %w", &StatementError{Statement: "X", err: err, Code: codeOf(err)})
+				err = fmt.Errorf("outer: %w", &statementError{Statement: "X", err: err, Code: codeOf(err)})
 			}
 			if got := Classify(err); got != c.want {
 				t.Errorf("%s (wrapped %v): Classify = %s, want %s", c.name, wrapped, got, c.want)
@@ -382,13 +382,13 @@ func TestConfigErrorNotRetried(t *testing.T) {
 	spec := Spec{Name: "unit", Engine: ddl.EnginePostgres, Host: "db.invalid", Port: 5432}
 	for _, idempotent := range []bool{true, false} {
 		calls := 0
-		cfgErr := &ConfigError{Kind: "DNS", Msg: "host db.invalid not found"}
+		cfgErr := &configError{Kind: "DNS", Msg: "host db.invalid not found"}
 		err := retryIf(context.Background(), spec, idempotent, func(context.Context) error {
 			calls++
-			return &StatementError{Statement: "X", Class: Classify(cfgErr), err: cfgErr}
+			return &statementError{Statement: "X", Class: Classify(cfgErr), err: cfgErr}
 		})
-		if calls != 1 || ddl.ReasonOf(err) == ddl.PrimaryUnavailable || !errors.As(err, new(*ConfigError)) {
-			t.Errorf("idempotent %v: calls=%d err=%v; want one call and the ConfigError", idempotent, calls, err)
+		if calls != 1 || ddl.ReasonOf(err) == ddl.PrimaryUnavailable || !errors.As(err, new(*configError)) {
+			t.Errorf("idempotent %v: calls=%d err=%v; want one call and the configError", idempotent, calls, err)
 		}
 	}
 }

@@ -27,27 +27,27 @@ import (
 // engine listens). They are never retried and never reported as
 // PrimaryUnavailable; the message says what is wrong and what to change.
 
-// ConfigError is a connection failure caused by the configuration.
-type ConfigError struct {
+// configError is a connection failure caused by the configuration.
+type configError struct {
 	Kind string // "TLS", "DNS" or "protocol"
 	Msg  string // what is wrong and what to change; no secrets
 	err  error  // the driver's error, for errors.As
 }
 
-func (e *ConfigError) Error() string {
+func (e *configError) Error() string {
 	if e.err == nil {
 		return e.Kind + ": " + e.Msg
 	}
 	return fmt.Sprintf("%s: %s (%v)", e.Kind, e.Msg, e.err)
 }
 
-func (e *ConfigError) Unwrap() error { return e.err }
+func (e *configError) Unwrap() error { return e.err }
 
 // configErrorOf recognises a configuration error in a connection failure
 // and words it for spec, or returns nil. It needs no network access; the
 // protocol check that does is sniffProtocol.
-func configErrorOf(spec Spec, err error) *ConfigError {
-	var ce *ConfigError
+func configErrorOf(spec Spec, err error) *configError {
+	var ce *configError
 	if errors.As(err, &ce) {
 		return ce
 	}
@@ -55,11 +55,11 @@ func configErrorOf(spec Spec, err error) *ConfigError {
 		return nil
 	}
 	if msg := tlsProblem(spec, err); msg != "" {
-		return &ConfigError{Kind: "TLS", Msg: msg, err: err}
+		return &configError{Kind: "TLS", Msg: msg, err: err}
 	}
 	var dns *net.DNSError
 	if errors.As(err, &dns) && dns.IsNotFound {
-		return &ConfigError{Kind: "DNS", Msg: fmt.Sprintf("host %s not found: check host (written without port or brackets)", dns.Name), err: err}
+		return &configError{Kind: "DNS", Msg: fmt.Sprintf("host %s not found: check host (written without port or brackets)", dns.Name), err: err}
 	}
 	return nil
 }
@@ -211,7 +211,7 @@ func sniffProtocol(ctx context.Context, addr string) string {
 	return protoUnknown
 }
 
-func protocolError(spec Spec, found string, err error) *ConfigError {
+func protocolError(spec Spec, found string, err error) *configError {
 	want := "MySQL"
 	if spec.Engine == ddl.EnginePostgres {
 		want = "PostgreSQL"
@@ -220,7 +220,7 @@ func protocolError(spec Spec, found string, err error) *ConfigError {
 	if found == protoMySQL || found == protoPostgres {
 		msg += fmt.Sprintf(" (it answers like a %s server)", found)
 	}
-	return &ConfigError{Kind: "protocol", Msg: msg + ": is engine/port right?", err: err}
+	return &configError{Kind: "protocol", Msg: msg + ": is engine/port right?", err: err}
 }
 
 // dialMySQL dials for the MySQL driver and waits for the server's greeting
@@ -340,7 +340,7 @@ func isDNSError(err error) bool {
 }
 
 // chainContains reports whether any error in err's tree says text. Wrappers
-// may withhold their inner text (StatementError does), so each is asked.
+// may withhold their inner text (statementError does), so each is asked.
 func chainContains(err error, text string) bool {
 	if err == nil {
 		return false

@@ -42,9 +42,9 @@ func wantConfigError(t *testing.T, spec Spec, err error, attempts int64, want ..
 		t.Fatal("connected, want a configuration error")
 	}
 	assertNoSecret(t, err, spec.Password.Reveal())
-	var ce *ConfigError
+	var ce *configError
 	if !errors.As(err, &ce) {
-		t.Errorf("%v (%T): not a *ConfigError", err, err)
+		t.Errorf("%v (%T): not a *configError", err, err)
 	}
 	if c := Classify(err); c != Configuration {
 		t.Errorf("Classify = %s, want %s", c, Configuration)
@@ -167,7 +167,7 @@ func TestConnectRefused(t *testing.T) {
 			l.Close() // nothing listens there now
 			err, attempts := connectOnce(t, spec)
 			wantReason(t, err, ddl.PrimaryUnavailable)
-			if Classify(errors.Unwrap(err)) == Configuration || errors.As(err, new(*ConfigError)) {
+			if Classify(errors.Unwrap(err)) == Configuration || errors.As(err, new(*configError)) {
 				t.Errorf("a refused connection was reported as a configuration error: %v", err)
 			}
 			if attempts != int64(retryAttempts) {

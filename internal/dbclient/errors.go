@@ -34,7 +34,7 @@ const (
 	// Configuration: the server cannot be reached as configured (TLS
 	// verification, a host name that does not exist, the other engine's
 	// port). Nothing ran; retrying cannot help, so it is never retried and
-	// never reported as PrimaryUnavailable. See ConfigError.
+	// never reported as PrimaryUnavailable. See configError.
 	Configuration
 )
 
@@ -186,10 +186,10 @@ func isAccessDenied(err error) bool { return codesAccessDenied[codeOf(err)] }
 // isMissing reports an object, grant or principal that does not exist.
 func isMissing(err error) bool { return codesMissing[codeOf(err)] }
 
-// StatementError is a failed statement. It carries the redacted statement
+// statementError is a failed statement. It carries the redacted statement
 // and, only for statements without secrets, the server's message (a MySQL
 // syntax error quotes the statement, which could hold a password).
-type StatementError struct {
+type statementError struct {
 	Server    string
 	Statement string // redacted
 	Class     Class
@@ -198,7 +198,7 @@ type StatementError struct {
 	err       error
 }
 
-func (e *StatementError) Error() string {
+func (e *statementError) Error() string {
 	msg := e.Message
 	if msg == "" {
 		msg = "(server message withheld: the statement carries a secret)"
@@ -214,7 +214,7 @@ func (e *StatementError) Error() string {
 
 // Unwrap exposes the driver error for errors.As (codes), except where its
 // text might quote a secret.
-func (e *StatementError) Unwrap() error {
+func (e *statementError) Unwrap() error {
 	if e.Message == "" {
 		return secretSafe{code: e.Code, inner: e.err}
 	}
@@ -231,8 +231,8 @@ type secretSafe struct {
 func (s secretSafe) Error() string { return "server error " + s.code }
 func (s secretSafe) Unwrap() error { return s.inner }
 
-func newStatementError(server string, st ddl.Statement, err error) *StatementError {
-	se := &StatementError{Server: server, Statement: st.String(), Class: Classify(err), Code: codeOf(err), err: err}
+func newStatementError(server string, st ddl.Statement, err error) *statementError {
+	se := &statementError{Server: server, Statement: st.String(), Class: Classify(err), Code: codeOf(err), err: err}
 	if se.Code == "" {
 		se.Code = "client"
 	}

@@ -12,10 +12,10 @@ const (
 	// the end of a username rotation, a pending old login's retried drop,
 	// the owner's destroy. Arm it keyed by the login's name.
 	FaultDropOldOwner = "drop-old-owner"
-	// FaultClaimLostBefore and FaultClaimLostAfter make a CREATE DATABASE
+	// faultClaimLostBefore and faultClaimLostAfter make a CREATE DATABASE
 	// claim end in a lost connection, before or after it ran.
-	FaultClaimLostBefore = "claim-lost-before"
-	FaultClaimLostAfter  = "claim-lost-after"
+	faultClaimLostBefore = "claim-lost-before"
+	faultClaimLostAfter  = "claim-lost-after"
 )
 
 var faults struct {

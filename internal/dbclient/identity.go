@@ -227,12 +227,12 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 		}
 		plan := s.dialect().CreateMarkedDatabase(db, cs, co, mark)
 		var err error
-		if f := fault(FaultClaimLostBefore, db.String()); f != nil {
+		if f := fault(faultClaimLostBefore, db.String()); f != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], f)
 		} else {
 			err = s.exec(ctx, plan)
 		}
-		if f := fault(FaultClaimLostAfter, db.String()); err == nil && f != nil {
+		if f := fault(faultClaimLostAfter, db.String()); err == nil && f != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], f)
 		}
 		if isDatabaseExists(err) {

@@ -46,20 +46,20 @@ func (s *Server) lockTimeoutError(ctx context.Context, st ddl.Statement, err err
 	default:
 		who = "Sessions holding locks on it:\n  - " + strings.Join(holders, "\n  - ")
 	}
-	return &LockTimeoutError{msg: fmt.Sprintf("%s: a statement on database %q waited more than %s (lock_timeout) for a "+
+	return &lockWaitError{msg: fmt.Sprintf("%s: a statement on database %q waited more than %s (lock_timeout) for a "+
 		"lock held by another session and was cancelled; what this operation had done was undone. %s\nEnd that "+
 		"session or let it finish, then apply again (or raise the provider's lock_timeout).",
 		s.spec.describe(), tenant, s.spec.lockTimeout(), who), err: err}
 }
 
-// LockTimeoutError is a statement that waited longer than lock_timeout.
-type LockTimeoutError struct {
+// lockWaitError is a statement that waited longer than lock_timeout.
+type lockWaitError struct {
 	msg string
 	err error
 }
 
-func (e *LockTimeoutError) Error() string { return e.msg + "\n\n" + e.err.Error() }
-func (e *LockTimeoutError) Unwrap() error { return e.err }
+func (e *lockWaitError) Error() string { return e.msg + "\n\n" + e.err.Error() }
+func (e *lockWaitError) Unwrap() error { return e.err }
 
 // lockHolders lists the other sessions holding locks in the tenant
 // database (PostgreSQL: any granted lock there, or on the database object

@@ -243,13 +243,13 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		if err != nil {
 			return err
 		}
-		err = fault(FaultOwnerClaimLostBefore, user.String())
+		err = fault(faultOwnerClaimLostBefore, user.String())
 		if err != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], err)
 		} else {
 			err = s.exec(ctx, plan)
 		}
-		if f := fault(FaultOwnerClaimLostAfter, user.String()); err == nil && f != nil {
+		if f := fault(faultOwnerClaimLostAfter, user.String()); err == nil && f != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], f)
 		}
 		if isUserExists(err) {

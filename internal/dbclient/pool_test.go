@@ -14,7 +14,7 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-func asStatementError(err error, target **StatementError) bool { return errors.As(err, target) }
+func asStatementError(err error, target **statementError) bool { return errors.As(err, target) }
 
 // TestPoolReuse: one Server per spec, and a sequence of ~20 operations opens
 // a handful of connections, not one per statement.

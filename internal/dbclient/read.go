@@ -151,15 +151,15 @@ func (s *Server) postgresPrivileges(ctx context.Context, database ddl.DatabaseNa
 	return g.read.Held().Any, nil
 }
 
-// Session is a connection to a tenant database that this provider did not open.
-type Session struct {
+// foreignSession is a connection to a tenant database that this provider did not open.
+type foreignSession struct {
 	PID         int
 	User        string
 	Application string
 	Client      string
 }
 
-func (s Session) String() string {
+func (s foreignSession) String() string {
 	return fmt.Sprintf("pid %d user %q application %q from %s", s.PID, s.User, s.Application, s.Client)
 }
 
@@ -175,12 +175,12 @@ func (s Session) String() string {
 // session whose role was dropped while it stayed connected (the owner
 // login a destroy just dropped) has no name left: it is named by the
 // role's OID, never as user "".
-func (s *Server) sessions(ctx context.Context, database ddl.DatabaseName) ([]Session, error) {
+func (s *Server) sessions(ctx context.Context, database ddl.DatabaseName) ([]foreignSession, error) {
 	if s.spec.Engine != ddl.EnginePostgres {
 		return nil, nil
 	}
 	own := s.closeTenantPool(database.String())
-	var out []Session
+	var out []foreignSession
 	err := s.query(ctx, func(ctx context.Context, db queryer) error {
 		out = nil
 		rows, err := db.QueryContext(ctx, `
@@ -193,7 +193,7 @@ FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var x Session
+			var x foreignSession
 			if err := rows.Scan(&x.PID, &x.User, &x.Application, &x.Client); err != nil {
 				return err
 			}

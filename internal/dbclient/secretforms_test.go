@@ -105,7 +105,7 @@ func errorTexts(err error) []string {
 	if errors.As(err, &de) {
 		texts = append(texts, de.Summary(), de.Detail())
 	}
-	var se *StatementError
+	var se *statementError
 	if errors.As(err, &se) {
 		texts = append(texts, se.Statement, se.Message)
 	}
@@ -339,9 +339,9 @@ func TestServerEchoWithheld(t *testing.T) {
 		mark := log.mark()
 		err = s.Exec(e.ctx, ddl.Plan{Statements: []ddl.Statement{st}})
 		assertNoSecretForms(t, err, "[redacted]", pw)
-		var se *StatementError
+		var se *statementError
 		if !asStatementError(err, &se) || se.Message != "" || se.Code != "mysql:1064" {
-			t.Errorf("want a *StatementError 1064 with the server message withheld, got %#v", err)
+			t.Errorf("want a *statementError 1064 with the server message withheld, got %#v", err)
 		}
 		assertLoggedPlan(t, log.since(mark), ddl.Plan{Statements: []ddl.Statement{st}}, pw)
 	})

@@ -52,9 +52,9 @@ func TestSecretsNotInErrors(t *testing.T) {
 		}
 		t.Logf("set password of a missing login: %v", err)
 		assertNoSecretForms(t, err, "[redacted]", pw)
-		var se *StatementError
+		var se *statementError
 		if !asStatementError(err, &se) || se.Message != "" {
-			t.Errorf("want a *StatementError with the server message withheld, got %#v", err)
+			t.Errorf("want a *statementError with the server message withheld, got %#v", err)
 		}
 
 		// A create that fails after its first statement (PostgreSQL: the

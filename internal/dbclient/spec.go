@@ -46,7 +46,7 @@ type Spec struct {
 	TLS      TLSMode
 	CAPEM    string
 	// LockTimeout bounds how long one statement waits for a lock held by
-	// someone else (0: DefaultLockTimeout).
+	// someone else (0: defaultLockTimeout).
 	LockTimeout time.Duration
 	// ShallowGrantRefresh: PostgreSQL grants are refreshed from the catalog
 	// snapshot only (database-level privileges, the principal's identity),
@@ -54,13 +54,13 @@ type Spec struct {
 	ShallowGrantRefresh bool
 }
 
-// DefaultLockTimeout is the provider's lock_timeout when none is set.
-const DefaultLockTimeout = 30 * time.Second
+// defaultLockTimeout is the provider's lock_timeout when none is set.
+const defaultLockTimeout = 30 * time.Second
 
 // lockTimeout is the effective wait, whole seconds for MySQL's variables.
 func (s Spec) lockTimeout() time.Duration {
 	if s.LockTimeout <= 0 {
-		return DefaultLockTimeout
+		return defaultLockTimeout
 	}
 	return s.LockTimeout
 }
