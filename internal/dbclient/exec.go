@@ -104,6 +104,7 @@ func (s *Server) exec(ctx context.Context, plan ddl.Plan) error {
 }
 
 func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
+	s.touched(st.Database)
 	start := time.Now()
 	defer func() {
 		if s.registry.log != nil {

@@ -222,6 +222,7 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 			if st, err = s.claimPostgres(ctx, db, cs, co); err != nil {
 				return err
 			}
+			s.markFresh(db)
 			id, err = s.identityOf(ctx, st)
 			return err
 		}

@@ -123,6 +123,11 @@ type Server struct {
 	// sessions must not report it as foreign (DROP DATABASE itself waits
 	// up to 5 s for such backends to go).
 	exiting map[int]time.Time
+
+	// fresh: databases this process claimed that no statement of this
+	// process has run inside since (fresh_databases.go).
+	freshMu sync.Mutex
+	fresh   map[string]bool
 }
 
 type tenantPool struct {

@@ -103,7 +103,7 @@ func (s *Server) readNewIdentity(ctx context.Context, user ddl.Username) (Identi
 // the database's owner then; they follow the database to its new owner,
 // and the admin keeps none. Read and rendered before any statement runs.
 func (s *Server) withAdminDefaultsHandedTo(ctx context.Context, db ddl.DatabaseName, owner ddl.Username, plan ddl.Plan) (ddl.Plan, error) {
-	if s.info.Flavor != ddl.FlavorPostgres {
+	if s.info.Flavor != ddl.FlavorPostgres || s.isFresh(db) {
 		return plan, nil
 	}
 	admin, err := ddl.NewRoleName(s.spec.Username)
