@@ -284,7 +284,11 @@ func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequ
 		return
 	}
 	object := fmt.Sprintf("database %q on server %q", db, ref.Name)
-	importing := state.CharacterSet.IsUnknown() || state.Collation.IsUnknown()
+	importing, diags := takeImporting(ctx, req.Private, resp.Private)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var st *dbclient.DatabaseState
 	var id dbclient.Identity
 	srv, err := r.data.connect(ctx, ref)
@@ -533,7 +537,10 @@ func (r *tenantDatabaseResource) ImportState(ctx context.Context, req resource.I
 		CharacterSet: types.StringUnknown(), Collation: types.StringUnknown(),
 		DeletionPolicy: types.StringValue(deletionRetain), DatabaseCreated: types.BoolValue(false),
 	}
+	// resp.State.Set, not the model codec (model_codec.go): the codec is
+	// for the paths run once per resource per plan; an import runs once.
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	resp.Diagnostics.Append(markImporting(ctx, resp.Private)...)
 }
 
 // UpgradeState: see state_upgrade.go.

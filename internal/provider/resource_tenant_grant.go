@@ -291,7 +291,11 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	importing := state.Privileges.IsUnknown()
+	importing, diags := takeImporting(ctx, req.Private, resp.Private)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	t, diags := r.target(ctx, state, false)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -510,7 +514,10 @@ func (r *tenantGrantResource) ImportState(ctx context.Context, req resource.Impo
 		Server: types.StringValue(ref.encode()), Database: types.StringValue(id.Database), Username: types.StringValue(id.Username),
 		Privileges: types.SetUnknown(types.StringType),
 	}
+	// resp.State.Set, not the model codec (model_codec.go): the codec is
+	// for the paths run once per resource per plan; an import runs once.
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	resp.Diagnostics.Append(markImporting(ctx, resp.Private)...)
 }
 
 // UpgradeState: see state_upgrade.go.

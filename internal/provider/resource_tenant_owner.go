@@ -339,7 +339,11 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 		return
 	}
 	object := fmt.Sprintf("login %q on server %q", t.user, t.ref.Name)
-	importing := state.Privileges.IsUnknown()
+	importing, diags := takeImporting(ctx, req.Private, resp.Private)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	srv, err := r.data.connect(ctx, t.ref)
 	var st *dbclient.OwnerState
 	if err == nil {
@@ -489,7 +493,10 @@ func (r *tenantOwnerResource) ImportState(ctx context.Context, req resource.Impo
 		Privileges: types.SetUnknown(types.StringType), UserCreated: types.BoolValue(false),
 		PreviousUsername: types.StringNull(),
 	}
+	// resp.State.Set, not the model codec (model_codec.go): the codec is
+	// for the paths run once per resource per plan; an import runs once.
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	resp.Diagnostics.Append(markImporting(ctx, resp.Private)...)
 }
 
 // UpgradeState: see state_upgrade.go.
