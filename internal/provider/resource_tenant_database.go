@@ -221,17 +221,24 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 	resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.Plan.Raw)...)
 }
 
-// target validates what a CRUD call is about.
-func (r *tenantDatabaseResource) target(ctx context.Context, m tenantDatabaseModel) (serverRef, ddl.DatabaseName, diag.Diagnostics) { //nolint:unparam // the same shape as the owner's and the grant's target
+// databaseTarget is what a CRUD call of tenantdb_tenant_database is about.
+type databaseTarget struct {
+	ref serverRef
+	db  ddl.DatabaseName
+}
+
+// target validates what a CRUD call is about (the same shape as the
+// owner's and the grant's target).
+func (r *tenantDatabaseResource) target(ctx context.Context, m tenantDatabaseModel) (databaseTarget, diag.Diagnostics) { //nolint:unparam // ctx: the same signature as the others
 	ref, diags := applyRef(m.Server)
 	if diags.HasError() {
-		return ref, ddl.DatabaseName{}, diags
+		return databaseTarget{ref: ref}, diags
 	}
 	db, err := ddl.NewDatabaseName(ref.engine(), m.Name.ValueString())
 	if err != nil {
 		addError(&diags, "validate the database name", err)
 	}
-	return ref, db, diags
+	return databaseTarget{ref: ref, db: db}, diags
 }
 
 func (r *tenantDatabaseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -240,7 +247,8 @@ func (r *tenantDatabaseResource) Create(ctx context.Context, req resource.Create
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ref, db, diags := r.target(ctx, plan)
+	t, diags := r.target(ctx, plan)
+	ref, db := t.ref, t.db
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -278,7 +286,8 @@ func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ref, db, diags := r.target(ctx, state)
+	t, diags := r.target(ctx, state)
+	ref, db := t.ref, t.db
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -352,9 +361,11 @@ func (r *tenantDatabaseResource) Update(ctx context.Context, req resource.Update
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ref, db, diags := r.target(ctx, plan)
+	t, diags := r.target(ctx, plan)
+	ref, db := t.ref, t.db
 	resp.Diagnostics.Append(diags...)
-	oldRef, _, diags := r.target(ctx, state)
+	old, diags := r.target(ctx, state)
+	oldRef := old.ref
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -469,7 +480,8 @@ func (r *tenantDatabaseResource) Delete(ctx context.Context, req resource.Delete
 				"is really no longer needed.")
 		return
 	}
-	ref, db, diags := r.target(ctx, state)
+	t, diags := r.target(ctx, state)
+	ref, db := t.ref, t.db
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return

@@ -219,21 +219,29 @@ func (r *tenantGrantResource) ModifyPlan(ctx context.Context, req resource.Modif
 
 func grantID(ref serverRef, db, user string) string { return ref.Name + "/" + db + "/" + user }
 
-// target validates what a CRUD call is about. change is true for Create
-// and Update: the privileges must be known and the principal not reserved.
-func (r *tenantGrantResource) target(ctx context.Context, m tenantGrantModel, change bool) (grantTarget, diag.Diagnostics) {
+// target validates what a Read or Delete is about: the names only (the
+// privileges in state may be drift, GRANT OPTION, or unknown).
+func (r *tenantGrantResource) target(ctx context.Context, m tenantGrantModel) (grantTarget, diag.Diagnostics) {
 	ref, diags := applyRef(m.Server)
 	if diags.HasError() {
 		return grantTarget{}, diags
 	}
-	if !change {
-		// Read and Delete: the privileges in state may be drift (GRANT
-		// OPTION) or unknown (import); only the names matter.
-		m.Privileges = types.SetNull(types.StringType)
-	}
-	t, d := grantRules(ctx, ref, m, change)
+	m.Privileges = types.SetNull(types.StringType)
+	t, d := grantRules(ctx, ref, m, false)
 	diags.Append(d...)
-	if change && !diags.HasError() && t.privs.IsZero() {
+	return t, diags
+}
+
+// changeTarget is target for Create and Update: the privileges must be
+// known and the principal not reserved.
+func (r *tenantGrantResource) changeTarget(ctx context.Context, m tenantGrantModel) (grantTarget, diag.Diagnostics) {
+	ref, diags := applyRef(m.Server)
+	if diags.HasError() {
+		return grantTarget{}, diags
+	}
+	t, d := grantRules(ctx, ref, m, true)
+	diags.Append(d...)
+	if !diags.HasError() && t.privs.IsZero() {
 		diags.AddAttributeError(path.Root("privileges"), "The privileges are not known",
 			"privileges must be known at apply time.")
 	}
@@ -263,7 +271,7 @@ func (r *tenantGrantResource) Create(ctx context.Context, req resource.CreateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	t, diags := r.target(ctx, plan, true)
+	t, diags := r.changeTarget(ctx, plan)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -296,7 +304,7 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	t, diags := r.target(ctx, state, false)
+	t, diags := r.target(ctx, state)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -430,7 +438,7 @@ func (r *tenantGrantResource) Update(ctx context.Context, req resource.UpdateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	t, diags := r.target(ctx, plan, true)
+	t, diags := r.changeTarget(ctx, plan)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -463,7 +471,7 @@ func (r *tenantGrantResource) Delete(ctx context.Context, req resource.DeleteReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	t, diags := r.target(ctx, state, false)
+	t, diags := r.target(ctx, state)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
