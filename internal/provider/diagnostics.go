@@ -3,14 +3,12 @@
 package provider
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
@@ -52,32 +50,14 @@ func addWarning(diags *diag.Diagnostics, reason ddl.Reason, object, detail strin
 	diags.AddWarning(fmt.Sprintf("%s: %s", reason, warningPhrases[reason]), fmt.Sprintf("%s: %s", object, detail))
 }
 
-// immutable refuses a planned change of an attribute that identifies what a
-// resource manages. RequiresReplace would be worse: a replace under
-// deletion_policy = "delete" drops data, and a rename is a migration.
-type immutable struct{ what string }
-
-func immutableString(what string) planmodifier.String { return immutable{what} }
-
-func (m immutable) Description(context.Context) string {
-	return fmt.Sprintf("Changing %s is refused (ImmutableAttribute).", m.what)
-}
-
-func (m immutable) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
-
-func (m immutable) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || req.StateValue.IsNull() || req.PlanValue.IsUnknown() {
-		return
-	}
-	if req.PlanValue.Equal(req.StateValue) {
-		return
-	}
-	resp.Diagnostics.AddAttributeError(req.Path,
-		fmt.Sprintf("%s: %s", ddl.ImmutableAttribute, m.what),
+// addImmutableRefusal is the immutable plan modifier's refusal
+// (plan_modifiers.go): the attribute, the old and the new value.
+func addImmutableRefusal(diags *diag.Diagnostics, p path.Path, what string, from, to fmt.Stringer) {
+	diags.AddAttributeError(p, fmt.Sprintf("%s: %s", ddl.ImmutableAttribute, what),
 		fmt.Sprintf("The plan changes %s from %s to %s. Renaming or moving a tenant is a migration, not an edit: "+
 			"tenantdb neither renames nor replaces it (a replace could drop data). Put the old value back; to migrate, "+
 			"create the new object alongside, move the data, then remove the old resource.",
-			m.what, req.StateValue, req.PlanValue))
+			what, from, to))
 }
 
 // addImmutableAttributeError refuses a planned change of what (an

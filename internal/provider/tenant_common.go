@@ -8,7 +8,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
@@ -46,36 +45,6 @@ func refuseServerMove(diags *diag.Diagnostics, kind, object string, from, to ser
 			fmt.Sprintf("%s %q", kind, object), fmt.Sprintf("The plan moves the %s from server %s %q to %q. Moving a tenant between servers is a "+
 				"migration, not an edit: create it on the new server with a new resource, move the data, then remove this one.",
 				kind, c.attr, c.from, c.to))
-	}
-}
-
-// privilegesValidator applies the rules every engine shares at validate
-// time (a known privilege name; ALL PRIVILEGES alone); the engine's own
-// allowlist applies once the engine is known (ModifyPlan).
-type privilegesValidator struct{}
-
-func (privilegesValidator) Description(context.Context) string {
-	return "privileges on the engine's allowlist; ALL PRIVILEGES only alone (PrivilegeNotAllowed)"
-}
-
-func (v privilegesValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (privilegesValidator) ValidateSet(ctx context.Context, req validator.SetRequest, resp *validator.SetResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	var names []string
-	for _, e := range req.ConfigValue.Elements() {
-		s, ok := e.(types.String)
-		if !ok || s.IsUnknown() {
-			return
-		}
-		names = append(names, s.ValueString())
-	}
-	if err := ddl.CheckPrivilegesAnyEngine(names); err != nil {
-		addAttributeError(&resp.Diagnostics, req.Path, err)
 	}
 }
 

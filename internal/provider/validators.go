@@ -156,3 +156,33 @@ func (v durationValidator) ValidateString(_ context.Context, req validator.Strin
 			fmt.Sprintf("%q is not %s.", req.ConfigValue.ValueString(), v.Description(context.Background())))
 	}
 }
+
+// privilegesValidator applies the rules every engine shares at validate
+// time (a known privilege name; ALL PRIVILEGES alone); the engine's own
+// allowlist applies once the engine is known (ModifyPlan).
+type privilegesValidator struct{}
+
+func (privilegesValidator) Description(context.Context) string {
+	return "privileges on the engine's allowlist; ALL PRIVILEGES only alone (PrivilegeNotAllowed)"
+}
+
+func (v privilegesValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (privilegesValidator) ValidateSet(ctx context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	var names []string
+	for _, e := range req.ConfigValue.Elements() {
+		s, ok := e.(types.String)
+		if !ok || s.IsUnknown() {
+			return
+		}
+		names = append(names, s.ValueString())
+	}
+	if err := ddl.CheckPrivilegesAnyEngine(names); err != nil {
+		addAttributeError(&resp.Diagnostics, req.Path, err)
+	}
+}
