@@ -10,6 +10,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/faultpoint"
 )
 
 // TestClaimOutcomeUnknown: a CREATE DATABASE claim whose connection is lost
@@ -26,7 +27,7 @@ func TestClaimOutcomeUnknown(t *testing.T) {
 		}
 
 		after := e.newDB("lostafter")
-		disarm := InjectFault(faultClaimLostAfter, lost, after.String())
+		disarm := faultpoint.Inject(faultClaimLostAfter, lost, after.String())
 		st, id, err := e.s.ClaimDatabase(e.ctx, after, ddl.DefaultCharset(e.engine), ddl.DefaultCollation(e.engine))
 		disarm()
 		_, _, _, exists := e.dbState(after)
@@ -47,7 +48,7 @@ func TestClaimOutcomeUnknown(t *testing.T) {
 			e.noNonceLeft()
 			// Lost after the nonce database was made: finished, ours.
 			mid := e.newDB("lostmid")
-			disarm := InjectFault(faultNonceLostAfter, lost, mid.String())
+			disarm := faultpoint.Inject(faultNonceLostAfter, lost, mid.String())
 			st, id, err := e.s.ClaimDatabase(e.ctx, mid, ddl.DefaultCharset(e.engine), ddl.DefaultCollation(e.engine))
 			disarm()
 			if err != nil || st == nil || !id.Strong() {
@@ -63,7 +64,7 @@ func TestClaimOutcomeUnknown(t *testing.T) {
 		}
 
 		before := e.newDB("lostbefore")
-		disarm = InjectFault(faultClaimLostBefore, lost, before.String())
+		disarm = faultpoint.Inject(faultClaimLostBefore, lost, before.String())
 		_, _, err = e.s.ClaimDatabase(e.ctx, before, ddl.DefaultCharset(e.engine), ddl.DefaultCollation(e.engine))
 		disarm()
 		if err == nil {
@@ -119,7 +120,7 @@ func TestOwnerClaimOutcomeUnknown(t *testing.T) {
 		if err := e.s.CreateDatabase(e.ctx, db, ddl.DefaultCharset(e.engine), ddl.DefaultCollation(e.engine)); err != nil {
 			t.Fatal(err)
 		}
-		disarm := InjectFault(faultOwnerClaimLostAfter, lost, user.String())
+		disarm := faultpoint.Inject(faultOwnerClaimLostAfter, lost, user.String())
 		id, err := e.s.ClaimOwner(e.ctx, db, user, mustPassword(t, granteePW), all)
 		disarm()
 		if err != nil || id == "" {
@@ -133,7 +134,7 @@ func TestOwnerClaimOutcomeUnknown(t *testing.T) {
 		if err := e.s.CreateDatabase(e.ctx, db2, ddl.DefaultCharset(e.engine), ddl.DefaultCollation(e.engine)); err != nil {
 			t.Fatal(err)
 		}
-		disarm = InjectFault(faultOwnerClaimLostBefore, lost, foreign.String())
+		disarm = faultpoint.Inject(faultOwnerClaimLostBefore, lost, foreign.String())
 		_, err = e.s.ClaimOwner(e.ctx, db2, foreign, mustPassword(t, granteePW), all)
 		disarm()
 		if ddl.ReasonOf(err) != ddl.PreExistingOwnerUser {
@@ -145,7 +146,7 @@ func TestOwnerClaimOutcomeUnknown(t *testing.T) {
 
 		// Nothing there: nothing was created.
 		none := e.newUser("onone")
-		disarm = InjectFault(faultOwnerClaimLostBefore, lost, none.String())
+		disarm = faultpoint.Inject(faultOwnerClaimLostBefore, lost, none.String())
 		_, err = e.s.ClaimOwner(e.ctx, db2, none, mustPassword(t, granteePW), all)
 		disarm()
 		if err == nil || !strings.Contains(err.Error(), "nothing was created") {

@@ -380,7 +380,7 @@ func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 			outcome = NotOurs
 			return nil
 		}
-		if err := fault(FaultDropOldOwner, user.String()); err != nil {
+		if err := fault(faultDropOldOwner, user.String()); err != nil {
 			return err
 		}
 		drop, err := s.withDefaultsHandedToAdmin(ctx, db, user, s.dialect().DropLogin(db, user))
@@ -399,7 +399,7 @@ func (s *Server) dropOwnerLocked(ctx context.Context, db ddl.DatabaseName, user 
 	if c.Verdict != Same {
 		return s.errLoginNotOurs(user, c)
 	}
-	if err := fault(FaultDropOldOwner, user.String()); err != nil {
+	if err := fault(faultDropOldOwner, user.String()); err != nil {
 		return err
 	}
 	return s.exec(ctx, s.dialect().DropLogin(db, user))

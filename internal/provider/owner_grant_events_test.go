@@ -18,7 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/faultpoint"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
 )
 
@@ -205,7 +205,7 @@ func TestAccTenantOwner_pendingLoginsSurviveRotations(t *testing.T) {
 					s.exec(t, elsewhere, "CREATE TABLE blocker (v int)", "ALTER TABLE blocker OWNER TO "+s.ident(a))
 					release = func() { s.exec(t, elsewhere, "DROP TABLE IF EXISTS blocker") }
 				} else {
-					release = dbclient.InjectFault(dbclient.FaultDropOldOwner, errors.New("injected: the drop failed"), a)
+					release = faultpoint.Inject(faultpoint.DropOldOwner, errors.New("injected: the drop failed"), a)
 				}
 			}
 			pending := func(want string) statecheck.StateCheck {

@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/faultpoint"
 )
 
 // TestAccTenantOwner_interruptedRotation: when the old login cannot be
@@ -49,7 +49,7 @@ func TestAccTenantOwner_interruptedRotation(t *testing.T) {
 								s.exec(t, "", "CREATE DATABASE "+s.ident(elsewhere))
 								s.exec(t, elsewhere, "CREATE TABLE blocker (v int)", fmt.Sprintf("ALTER TABLE blocker OWNER TO %s", s.ident(user)))
 							} else {
-								disarm = dbclient.InjectFault(dbclient.FaultDropOldOwner, errors.New("injected: the drop of the old login failed"), user)
+								disarm = faultpoint.Inject(faultpoint.DropOldOwner, errors.New("injected: the drop of the old login failed"), user)
 							}
 						},
 						Config: s.serverHCL("") + ownerHCL(db, user2, pw, 1, ""),
