@@ -47,7 +47,7 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	if err == nil {
 		err = lost(faultNonceLostAfter, claim.Create.Statements[0])
 	}
-	if err != nil && Classify(err) == OutcomeUnknown {
+	if err != nil && classify(err) == classOutcomeUnknown {
 		ctx = settling(unlocked(ctx)) // the locked connection may be the lost one; the server may be restarting
 		nonce, rerr := s.databaseDirect(ctx, claim.Nonce)
 		switch {
@@ -86,7 +86,7 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 		s.dropNonce(ctx, claim)
 		return nil, ddl.ErrDatabasePreExists(s.spec.Name, ddl.EnginePostgres, db)
 	}
-	if err != nil && Classify(err) == OutcomeUnknown {
+	if err != nil && classify(err) == classOutcomeUnknown {
 		ctx = settling(unlocked(ctx))
 		if st, rerr := s.databaseDirect(ctx, db); rerr == nil && st != nil && st.Marker == nonce.Marker {
 			return st, nil // the rename took effect: db is the nonce database

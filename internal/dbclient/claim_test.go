@@ -22,8 +22,8 @@ import (
 func TestClaimOutcomeUnknown(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *env) {
 		lost := mysql.ErrInvalidConn // classified outcome-unknown
-		if Classify(lost) != OutcomeUnknown {
-			t.Fatalf("the injected error is classified %s, want outcome-unknown", Classify(lost))
+		if classify(lost) != classOutcomeUnknown {
+			t.Fatalf("the injected error is classified %s, want outcome-unknown", classify(lost))
 		}
 
 		after := e.newDB("lostafter")

@@ -31,65 +31,65 @@ func TestClassifyUnit(t *testing.T) {
 	cases := []struct {
 		name string
 		err  error
-		want Class
+		want errClass
 	}{
-		{"nil", nil, Terminal},
-		{"mysql read-only 1290", &mysql.MySQLError{Number: 1290, Message: "The MariaDB server is running with the --read-only option so it cannot execute this statement"}, Transient},
-		{"mysql super-read-only 1290", &mysql.MySQLError{Number: 1290, Message: "The MySQL server is running with the --super-read-only option so it cannot execute this statement"}, Transient},
-		{"mariadb strict password validation 1290", &mysql.MySQLError{Number: 1290, Message: "The MariaDB server is running with the --strict-password-validation option so it cannot execute this statement"}, Terminal},
-		{"mysql read-only 1836", my(1836), Transient},
-		{"mysql lock wait 1205: not retried (lockwait.go)", my(1205), Terminal},
-		{"mysql deadlock 1213", my(1213), Transient},
-		{"mysql too many connections 1040", my(1040), Transient},
-		{"mysql gone away 2006", my(2006), OutcomeUnknown},
-		{"mysql lost connection 2013", my(2013), OutcomeUnknown},
-		{"mariadb connection killed 1927", my(1927), OutcomeUnknown},
-		{"mysql access denied 1045", my(1045), Terminal},
-		{"mysql db access denied 1044", my(1044), Terminal},
-		{"mysql needs SUPER 1227", my(1227), Terminal},
-		{"mysql syntax 1064", my(1064), Terminal},
-		{"mysql user exists 1396", my(1396), Terminal},
-		{"mysql database exists 1007", my(1007), Terminal},
-		{"pg read-only 25006", pg("25006", "cannot execute CREATE DATABASE in a read-only transaction"), Transient},
-		{"pg cannot connect now 57P03", pg("57P03", "the database system is starting up"), Transient},
-		{"pg too many connections 53300", pg("53300", "too many"), Transient},
-		{"pg serialization 40001", pg("40001", "x"), Transient},
-		{"pg deadlock 40P01", pg("40P01", "x"), Transient},
-		{"pg lock timeout 55P03: not retried (lockwait.go)", pg("55P03", "x"), Terminal},
-		{"pg tuple concurrently updated", pg("XX000", "tuple concurrently updated"), Transient},
-		{"pg other internal error", pg("XX000", "cache lookup failed"), Terminal},
-		{"pg terminated 57P01", pg("57P01", "terminating connection due to administrator command"), OutcomeUnknown},
-		{"pg connection failure 08006", pg("08006", "x"), OutcomeUnknown},
-		{"pg insufficient privilege 42501", pg("42501", "x"), Terminal},
-		{"pg role exists 42710", pg("42710", "x"), Terminal},
-		{"pg database exists 42P04", pg("42P04", "x"), Terminal},
-		{"context canceled", context.Canceled, Terminal},
-		{"deadline", context.DeadlineExceeded, Terminal},
-		{"unexpected EOF", io.ErrUnexpectedEOF, OutcomeUnknown},
-		{"driver bad conn", driver.ErrBadConn, OutcomeUnknown},
-		{"mysql invalid conn", mysql.ErrInvalidConn, OutcomeUnknown},
-		{"connection refused", &netOpError{syscall.ECONNREFUSED}, Transient},
-		{"connection reset", &netOpError{syscall.ECONNRESET}, OutcomeUnknown},
-		{"plain error", errors.New("boom"), Terminal},
+		{"nil", nil, classTerminal},
+		{"mysql read-only 1290", &mysql.MySQLError{Number: 1290, Message: "The MariaDB server is running with the --read-only option so it cannot execute this statement"}, classTransient},
+		{"mysql super-read-only 1290", &mysql.MySQLError{Number: 1290, Message: "The MySQL server is running with the --super-read-only option so it cannot execute this statement"}, classTransient},
+		{"mariadb strict password validation 1290", &mysql.MySQLError{Number: 1290, Message: "The MariaDB server is running with the --strict-password-validation option so it cannot execute this statement"}, classTerminal},
+		{"mysql read-only 1836", my(1836), classTransient},
+		{"mysql lock wait 1205: not retried (lockwait.go)", my(1205), classTerminal},
+		{"mysql deadlock 1213", my(1213), classTransient},
+		{"mysql too many connections 1040", my(1040), classTransient},
+		{"mysql gone away 2006", my(2006), classOutcomeUnknown},
+		{"mysql lost connection 2013", my(2013), classOutcomeUnknown},
+		{"mariadb connection killed 1927", my(1927), classOutcomeUnknown},
+		{"mysql access denied 1045", my(1045), classTerminal},
+		{"mysql db access denied 1044", my(1044), classTerminal},
+		{"mysql needs SUPER 1227", my(1227), classTerminal},
+		{"mysql syntax 1064", my(1064), classTerminal},
+		{"mysql user exists 1396", my(1396), classTerminal},
+		{"mysql database exists 1007", my(1007), classTerminal},
+		{"pg read-only 25006", pg("25006", "cannot execute CREATE DATABASE in a read-only transaction"), classTransient},
+		{"pg cannot connect now 57P03", pg("57P03", "the database system is starting up"), classTransient},
+		{"pg too many connections 53300", pg("53300", "too many"), classTransient},
+		{"pg serialization 40001", pg("40001", "x"), classTransient},
+		{"pg deadlock 40P01", pg("40P01", "x"), classTransient},
+		{"pg lock timeout 55P03: not retried (lockwait.go)", pg("55P03", "x"), classTerminal},
+		{"pg tuple concurrently updated", pg("XX000", "tuple concurrently updated"), classTransient},
+		{"pg other internal error", pg("XX000", "cache lookup failed"), classTerminal},
+		{"pg terminated 57P01", pg("57P01", "terminating connection due to administrator command"), classOutcomeUnknown},
+		{"pg connection failure 08006", pg("08006", "x"), classOutcomeUnknown},
+		{"pg insufficient privilege 42501", pg("42501", "x"), classTerminal},
+		{"pg role exists 42710", pg("42710", "x"), classTerminal},
+		{"pg database exists 42P04", pg("42P04", "x"), classTerminal},
+		{"context canceled", context.Canceled, classTerminal},
+		{"deadline", context.DeadlineExceeded, classTerminal},
+		{"unexpected EOF", io.ErrUnexpectedEOF, classOutcomeUnknown},
+		{"driver bad conn", driver.ErrBadConn, classOutcomeUnknown},
+		{"mysql invalid conn", mysql.ErrInvalidConn, classOutcomeUnknown},
+		{"connection refused", &netOpError{syscall.ECONNREFUSED}, classTransient},
+		{"connection reset", &netOpError{syscall.ECONNRESET}, classOutcomeUnknown},
+		{"plain error", errors.New("boom"), classTerminal},
 
 		// Configuration errors: never retried, never PrimaryUnavailable.
-		{"tls unknown authority (verify-ca callback)", x509.UnknownAuthorityError{}, Configuration},
-		{"tls unknown authority (verify-full)", &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}, Configuration},
-		{"tls host name mismatch", &tls.CertificateVerificationError{Err: x509.HostnameError{Host: "db.example"}}, Configuration},
-		{"tls expired", x509.CertificateInvalidError{Reason: x509.Expired}, Configuration},
+		{"tls unknown authority (verify-ca callback)", x509.UnknownAuthorityError{}, classConfiguration},
+		{"tls unknown authority (verify-full)", &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}, classConfiguration},
+		{"tls host name mismatch", &tls.CertificateVerificationError{Err: x509.HostnameError{Host: "db.example"}}, classConfiguration},
+		{"tls expired", x509.CertificateInvalidError{Reason: x509.Expired}, classConfiguration},
 		{"tls error inside a pgx write", fmt.Errorf("failed to write startup message: write failed: %w",
-			&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), Configuration},
-		{"tls alert from the server", &net.OpError{Op: "remote error", Err: errors.New("tls: handshake failure")}, Configuration},
-		{"mysql server without TLS", mysql.ErrNoTLS, Configuration},
-		{"postgres server without TLS", fmt.Errorf("tls error: %w", errors.New("server refused TLS connection")), Configuration},
-		{"dns not found", &net.OpError{Op: "dial", Err: &net.DNSError{Name: "db.invalid", Err: "no such host", IsNotFound: true}}, Configuration},
-		{"dns not found (pgx)", fmt.Errorf("hostname resolving error: %w", &net.DNSError{Name: "db.invalid", IsNotFound: true}), Configuration},
-		{"wrong engine's port", &configError{Kind: "protocol", Msg: "x"}, Configuration},
-		{"dns timeout: retried", &net.DNSError{Name: "db", Err: "i/o timeout", IsTimeout: true}, Transient},
-		{"dns server failure: retried", &net.DNSError{Name: "db", Err: "server misbehaving", IsTemporary: true}, Transient},
-		{"silent server: retried", &noGreetingError{addr: "h:1"}, Transient},
+			&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), classConfiguration},
+		{"tls alert from the server", &net.OpError{Op: "remote error", Err: errors.New("tls: handshake failure")}, classConfiguration},
+		{"mysql server without TLS", mysql.ErrNoTLS, classConfiguration},
+		{"postgres server without TLS", fmt.Errorf("tls error: %w", errors.New("server refused TLS connection")), classConfiguration},
+		{"dns not found", &net.OpError{Op: "dial", Err: &net.DNSError{Name: "db.invalid", Err: "no such host", IsNotFound: true}}, classConfiguration},
+		{"dns not found (pgx)", fmt.Errorf("hostname resolving error: %w", &net.DNSError{Name: "db.invalid", IsNotFound: true}), classConfiguration},
+		{"wrong engine's port", &configError{Kind: "protocol", Msg: "x"}, classConfiguration},
+		{"dns timeout: retried", &net.DNSError{Name: "db", Err: "i/o timeout", IsTimeout: true}, classTransient},
+		{"dns server failure: retried", &net.DNSError{Name: "db", Err: "server misbehaving", IsTemporary: true}, classTransient},
+		{"silent server: retried", &noGreetingError{addr: "h:1"}, classTransient},
 		// A server's verdict is never reread as configuration.
-		{"mysql access denied mentioning TLS", &mysql.MySQLError{Number: 1045, Message: "server refused TLS connection"}, Terminal},
+		{"mysql access denied mentioning TLS", &mysql.MySQLError{Number: 1045, Message: "server refused TLS connection"}, classTerminal},
 	}
 	for _, c := range cases {
 		for _, wrapped := range []bool{false, true} {
@@ -97,8 +97,8 @@ func TestClassifyUnit(t *testing.T) {
 			if wrapped && err != nil {
 				err = fmt.Errorf("outer: %w", &statementError{Statement: "X", err: err, Code: codeOf(err)})
 			}
-			if got := Classify(err); got != c.want {
-				t.Errorf("%s (wrapped %v): Classify = %s, want %s", c.name, wrapped, got, c.want)
+			if got := classify(err); got != c.want {
+				t.Errorf("%s (wrapped %v): classify = %s, want %s", c.name, wrapped, got, c.want)
 			}
 		}
 	}
@@ -208,8 +208,8 @@ func TestKilledConnection(t *testing.T) {
 			t.Fatalf("the killed statement succeeded after %v", time.Since(start))
 		}
 		t.Logf("killed after %v: %v (%T, code %q)", time.Since(start).Round(time.Millisecond), err, err, codeOf(err))
-		if got := Classify(err); got != OutcomeUnknown {
-			t.Errorf("Classify(%v) = %s, want %s", err, got, OutcomeUnknown)
+		if got := classify(err); got != classOutcomeUnknown {
+			t.Errorf("classify(%v) = %s, want %s", err, got, classOutcomeUnknown)
 		}
 		// The pool recovers: the next operation gets a fresh connection.
 		if err := e.s.CheckAdminRights(e.ctx); err != nil {
@@ -241,8 +241,8 @@ func TestReadOnlyServer(t *testing.T) {
 			if rawErr == nil {
 				t.Fatal("CREATE DATABASE succeeded on a read-only server")
 			}
-			if c := Classify(rawErr); c != Transient {
-				t.Errorf("Classify(%v) = %s, want transient", rawErr, c)
+			if c := classify(rawErr); c != classTransient {
+				t.Errorf("classify(%v) = %s, want transient", rawErr, c)
 			}
 
 			start := time.Now()
@@ -361,8 +361,8 @@ func TestConfigErrorMessages(t *testing.T) {
 		if !strings.Contains(ce.Error(), c.want) {
 			t.Errorf("%s: %q does not say %q", c.name, ce.Error(), c.want)
 		}
-		if Classify(ce) != Configuration {
-			t.Errorf("%s: Classify = %s", c.name, Classify(ce))
+		if classify(ce) != classConfiguration {
+			t.Errorf("%s: Classify = %s", c.name, classify(ce))
 		}
 	}
 	for _, notConfig := range []error{
@@ -385,7 +385,7 @@ func TestConfigErrorNotRetried(t *testing.T) {
 		cfgErr := &configError{Kind: "DNS", Msg: "host db.invalid not found"}
 		err := retryIf(context.Background(), spec, idempotent, func(context.Context) error {
 			calls++
-			return &statementError{Statement: "X", Class: Classify(cfgErr), err: cfgErr}
+			return &statementError{Statement: "X", errClass: classify(cfgErr), err: cfgErr}
 		})
 		if calls != 1 || ddl.ReasonOf(err) == ddl.PrimaryUnavailable || !errors.As(err, new(*configError)) {
 			t.Errorf("idempotent %v: calls=%d err=%v; want one call and the configError", idempotent, calls, err)

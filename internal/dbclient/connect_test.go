@@ -46,8 +46,8 @@ func wantConfigError(t *testing.T, spec Spec, err error, attempts int64, want ..
 	if !errors.As(err, &ce) {
 		t.Errorf("%v (%T): not a *configError", err, err)
 	}
-	if c := Classify(err); c != Configuration {
-		t.Errorf("Classify = %s, want %s", c, Configuration)
+	if c := classify(err); c != classConfiguration {
+		t.Errorf("Classify = %s, want %s", c, classConfiguration)
 	}
 	if r := ddl.ReasonOf(err); r == ddl.PrimaryUnavailable {
 		t.Errorf("reported as %s: %v", r, err)
@@ -167,7 +167,7 @@ func TestConnectRefused(t *testing.T) {
 			l.Close() // nothing listens there now
 			err, attempts := connectOnce(t, spec)
 			wantReason(t, err, ddl.PrimaryUnavailable)
-			if Classify(errors.Unwrap(err)) == Configuration || errors.As(err, new(*configError)) {
+			if classify(errors.Unwrap(err)) == classConfiguration || errors.As(err, new(*configError)) {
 				t.Errorf("a refused connection was reported as a configuration error: %v", err)
 			}
 			if attempts != int64(retryAttempts) {

@@ -19,26 +19,26 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-// Class says what an error means for a retry.
-type Class int
+// errClass says what an error means for a retry.
+type errClass int
 
 const (
-	// Terminal: the server's verdict (access denied, syntax, exists).
-	Terminal Class = iota
-	// Transient: read-only, lock wait, deadlock, too many connections,
+	// classTerminal: the server's verdict (access denied, syntax, exists).
+	classTerminal errClass = iota
+	// classTransient: read-only, lock wait, deadlock, too many connections,
 	// shutdown; nothing happened, retrying is safe.
-	Transient
-	// OutcomeUnknown: the connection was lost mid-statement; the statement
+	classTransient
+	// classOutcomeUnknown: the connection was lost mid-statement; the statement
 	// may or may not have run. Read state back before retrying.
-	OutcomeUnknown
-	// Configuration: the server cannot be reached as configured (TLS
+	classOutcomeUnknown
+	// classConfiguration: the server cannot be reached as configured (TLS
 	// verification, a host name that does not exist, the other engine's
 	// port). Nothing ran; retrying cannot help, so it is never retried and
 	// never reported as PrimaryUnavailable. See configError.
-	Configuration
+	classConfiguration
 )
 
-func (c Class) String() string {
+func (c errClass) String() string {
 	return [...]string{"terminal", "transient", "outcome-unknown", "configuration"}[c]
 }
 
@@ -70,10 +70,10 @@ func namesReadOnly(msg string) bool {
 	return strings.Contains(m, "read-only") || strings.Contains(m, "read_only")
 }
 
-// Classify sorts an error into terminal, transient and outcome-unknown.
-func Classify(err error) Class {
+// classify sorts an error into terminal, transient and outcome-unknown.
+func classify(err error) errClass {
 	if err == nil {
-		return Terminal
+		return classTerminal
 	}
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
@@ -83,57 +83,57 @@ func Classify(err error) Class {
 			// --read-only (a replica, a failover in progress) passes;
 			// --strict-password-validation, --skip-grant-tables and the
 			// like are the server's configuration, and retrying cannot help.
-			return Terminal
+			return classTerminal
 		case mysqlTransient[me.Number]:
-			return Transient
+			return classTransient
 		case mysqlOutcomeUnknown[me.Number]:
-			return OutcomeUnknown
+			return classOutcomeUnknown
 		}
-		return Terminal
+		return classTerminal
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch {
 		case pgTransient[pe.Code]:
-			return Transient
+			return classTransient
 		case pe.Code == "XX000" && strings.Contains(pe.Message, "tuple concurrently updated"):
-			return Transient
+			return classTransient
 		case strings.HasPrefix(pe.Code, "08"), pgOutcomeUnknown[pe.Code]:
-			return OutcomeUnknown
+			return classOutcomeUnknown
 		}
-		return Terminal
+		return classTerminal
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return Terminal
+		return classTerminal
 	}
 	if errors.Is(err, sql.ErrConnDone) {
-		return Transient // the connection was already closed: nothing was sent
+		return classTransient // the connection was already closed: nothing was sent
 	}
 	// Before the network classes below: a DNS or TLS failure is also a
 	// net.Error, and a pgx ConnectError, but retrying it cannot help.
 	if isConfigError(err) {
-		return Configuration
+		return classConfiguration
 	}
 	if isDNSError(err) {
-		return Transient // a resolver timeout or failure: nothing was sent
+		return classTransient // a resolver timeout or failure: nothing was sent
 	}
 	if pgconn.SafeToRetry(err) {
-		return Transient // pgx knows nothing was sent
+		return classTransient // pgx knows nothing was sent
 	}
 	var ne net.Error
 	if errors.Is(err, syscall.ECONNREFUSED) {
-		return Transient // nothing was sent
+		return classTransient // nothing was sent
 	}
 	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
-		return OutcomeUnknown
+		return classOutcomeUnknown
 	}
 	var ce *pgconn.ConnectError
 	if errors.As(err, &ce) {
-		return Transient
+		return classTransient
 	}
-	return Terminal
+	return classTerminal
 }
 
 // codeOf returns "mysql:<n>" or "pg:<sqlstate>" for a server error, else "".
@@ -192,7 +192,7 @@ func isMissing(err error) bool { return codesMissing[codeOf(err)] }
 type statementError struct {
 	Server    string
 	Statement string // redacted
-	Class     Class
+	errClass  errClass
 	Code      string
 	Message   string
 	err       error
@@ -203,8 +203,8 @@ func (e *statementError) Error() string {
 	if msg == "" {
 		msg = "(server message withheld: the statement carries a secret)"
 	}
-	out := fmt.Sprintf("%s: %s failed (%s, %s): %s", e.Server, e.Statement, e.Code, e.Class, msg)
-	if e.Class == OutcomeUnknown {
+	out := fmt.Sprintf("%s: %s failed (%s, %s): %s", e.Server, e.Statement, e.Code, e.errClass, msg)
+	if e.errClass == classOutcomeUnknown {
 		out += ". The connection was lost mid-statement, so it may or may not have taken effect: " +
 			"check the server, then apply again (a database or login it created would now be refused as pre-existing; " +
 			"drop it by hand if it is new and empty)."
@@ -232,7 +232,7 @@ func (s secretSafe) Error() string { return "server error " + s.code }
 func (s secretSafe) Unwrap() error { return s.inner }
 
 func newStatementError(server string, st ddl.Statement, err error) *statementError {
-	se := &statementError{Server: server, Statement: st.String(), Class: Classify(err), Code: codeOf(err), err: err}
+	se := &statementError{Server: server, Statement: st.String(), errClass: classify(err), Code: codeOf(err), err: err}
 	if se.Code == "" {
 		se.Code = "client"
 	}

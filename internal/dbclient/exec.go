@@ -56,9 +56,9 @@ func retryIf(ctx context.Context, spec Spec, idempotent bool, fn func(context.Co
 		if err == nil {
 			return nil
 		}
-		switch Classify(err) {
-		case Transient:
-		case OutcomeUnknown:
+		switch classify(err) {
+		case classTransient:
+		case classOutcomeUnknown:
 			if !idempotent {
 				return err
 			}
@@ -181,7 +181,7 @@ func (s *Server) query(ctx context.Context, fn func(ctx context.Context, db quer
 // so retries go to the pool: after a server crash the locked connection
 // never comes back, and the work it was doing must still finish.
 func connectionLost(err error) bool {
-	return err != nil && (errors.Is(err, sql.ErrConnDone) || errors.Is(err, driver.ErrBadConn) || Classify(err) == OutcomeUnknown)
+	return err != nil && (errors.Is(err, sql.ErrConnDone) || errors.Is(err, driver.ErrBadConn) || classify(err) == classOutcomeUnknown)
 }
 
 // queryIn runs a read inside a tenant database (PostgreSQL).

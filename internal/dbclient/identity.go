@@ -239,7 +239,7 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 		if isDatabaseExists(err) {
 			return ddl.ErrDatabasePreExists(s.spec.Name, s.spec.Engine, db)
 		}
-		if err != nil && Classify(err) == OutcomeUnknown && ddl.StoresClaimMark(s.info) {
+		if err != nil && classify(err) == classOutcomeUnknown && ddl.StoresClaimMark(s.info) {
 			// The connection was lost mid-claim. The mark says whose the
 			// database is, if there is one: read it on a fresh connection
 			// (the locked one is gone), waiting for a restarting server.

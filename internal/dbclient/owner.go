@@ -259,7 +259,7 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 				return err
 			}
 		}
-		if err != nil && Classify(err) == OutcomeUnknown {
+		if err != nil && classify(err) == classOutcomeUnknown {
 			// The connection was lost during the CREATE: settle whose the
 			// login is, then finish the plan (or undo it) on a new one.
 			ours, serr := s.settleOwnerClaim(ctx, db, user, pw)
