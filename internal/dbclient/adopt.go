@@ -29,12 +29,9 @@ func (s *Server) JoinOwnerRole(ctx context.Context, db ddl.DatabaseName, user dd
 		return nil
 	}
 	return s.withLock(ctx, db, func(ctx context.Context) error {
-		c, err := s.CheckLogin(ctx, user, recorded)
+		_, err := s.requireOwnLogin(ctx, user, recorded)
 		if err != nil {
 			return err
-		}
-		if !c.Found || c.Verdict != Same {
-			return s.errLoginNotOurs(user, c)
 		}
 		var owns, member bool
 		err = s.query(ctx, func(ctx context.Context, q queryer) error {

@@ -301,12 +301,9 @@ func (s *Server) errLoginNotOurs(user ddl.Username, c Check) error {
 func (s *Server) SetOwnerPassword(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password, retainCurrent bool, recorded Identity) (Identity, error) {
 	var id Identity
 	err := s.withLock(ctx, db, func(ctx context.Context) error {
-		c, err := s.CheckLogin(ctx, user, recorded)
+		_, err := s.requireOwnLogin(ctx, user, recorded)
 		if err != nil {
 			return err
-		}
-		if !c.Found || c.Verdict != Same {
-			return s.errLoginNotOurs(user, c)
 		}
 		if err := s.requireAdministers(ctx, user); err != nil {
 			return err
@@ -329,18 +326,29 @@ func (s *Server) DiscardOldOwnerPassword(ctx context.Context, db ddl.DatabaseNam
 	return s.withLock(ctx, db, func(ctx context.Context) error { return s.exec(ctx, p) })
 }
 
+// requireOwnLogin reads user and refuses unless it is the recorded login:
+// gone, re-created by someone else, or on another server is not this
+// resource's to alter.
+func (s *Server) requireOwnLogin(ctx context.Context, user ddl.Username, recorded Identity) (Check, error) {
+	c, err := s.CheckLogin(ctx, user, recorded)
+	if err != nil {
+		return c, err
+	}
+	if !c.Found || c.Verdict != Same {
+		return c, s.errLoginNotOurs(user, c)
+	}
+	return c, nil
+}
+
 // SyncOwnerPrivileges is SyncPrivileges for the owner, after checking it is
 // still the recorded login. PostgreSQL owners hold everything by owning the
 // database: there it re-asserts ownership when it was lost.
 func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs ddl.PrivilegeSet, recorded Identity) error {
 	defer s.invalidateDatabase(db)
 	return s.withLock(ctx, db, func(ctx context.Context) error {
-		c, err := s.CheckLogin(ctx, user, recorded)
+		c, err := s.requireOwnLogin(ctx, user, recorded)
 		if err != nil {
 			return err
-		}
-		if !c.Found || c.Verdict != Same {
-			return s.errLoginNotOurs(user, c)
 		}
 		if s.info.Flavor == ddl.FlavorPostgres {
 			// A rotation away from this login, killed halfway, while the
