@@ -20,9 +20,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"log"
+	"net"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -130,9 +132,9 @@ func newShapeResource(ctx context.Context, real resource.Resource) shapeResource
 // a login's), with values of the same length, so the state file is as
 // large as tenantdb's.
 var privateLike = map[string]map[string]string{
-	"_tenant_database": {"identity": dbIdentity},
-	"_tenant_owner":    {"identity": loginIdentity},
-	"_tenant_grant":    {"identity": dbIdentity, "principal_identity": loginIdentity},
+	"_tenant_database": {"i": dbIdentity},
+	"_tenant_owner":    {"i": loginIdentity},
+	"_tenant_grant":    {"i": dbIdentity, "p": loginIdentity},
 }
 
 const (
@@ -188,8 +190,8 @@ func (r shapeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	}
 }
 
-// refOf renders the server's settings as tenantdb's ref does (compact JSON,
-// the same keys, reserved names sorted), so every tenant resource keeps a
+// refOf renders the server's settings as tenantdb's ref does (its URL form,
+// the same fields, reserved names sorted), so every tenant resource keeps a
 // server string of the same length as tenantdb's.
 func refOf(ctx context.Context, req resource.ModifyPlanRequest) (string, bool) {
 	var m struct {
@@ -220,18 +222,19 @@ func refOf(ctx context.Context, req resource.ModifyPlanRequest) (string, bool) {
 		}
 	}
 	slices.Sort(reserved)
-	// The keys tenantdb's ref has, so the string is as long (key order
-	// does not matter for that; json sorts a map's keys).
-	ref := map[string]any{"name": m.Name.ValueString(), "engine": m.Engine.ValueString(), "host": m.Host.ValueString(),
-		"port": m.Port.ValueInt64(), "username": m.Username.ValueString()}
-	if tls := m.TLS.ValueString(); tls != "" {
-		ref["tls"] = tls
+	// The fields tenantdb's ref has, in its form (serverRef.encode), so
+	// the string is as long.
+	u := url.URL{Scheme: m.Engine.ValueString(), User: url.User(m.Username.ValueString()),
+		Host: net.JoinHostPort(m.Host.ValueString(), strconv.FormatInt(m.Port.ValueInt64(), 10)), Path: "/" + m.Name.ValueString()}
+	tls := m.TLS.ValueString()
+	if tls == "" {
+		tls = "require"
 	}
+	u.RawQuery = "tls=" + url.QueryEscape(tls)
 	if len(reserved) > 0 {
-		ref["reserved_usernames"] = reserved
+		u.RawQuery += "&reserved_usernames=" + strings.Join(reserved, ",")
 	}
-	b, _ := json.Marshal(ref)
-	return string(b), true
+	return u.String(), true
 }
 
 func (r shapeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

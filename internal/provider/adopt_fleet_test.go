@@ -133,7 +133,11 @@ list "tenantdb_tenant_owner" "fleet" {
 			// What the guide tells the user to edit: the server by reference,
 			// and each owner's write-only password (generated config cannot
 			// hold it).
-			edited := regexp.MustCompile(`(?s)server\s*=\s*jsonencode\(\{.*?\}\)`).ReplaceAllString(string(gen), "server = tenantdb_db_server.main.ref")
+			serverLine := regexp.MustCompile(`server\s*=\s*"(mysql|postgres)://[^"]*"`)
+			if n := len(serverLine.FindAllString(string(gen), -1)); n != 80 {
+				t.Fatalf("%d generated server lines in the ref's form, want 80 (40 resources, 40 identities):\n%s", n, gen)
+			}
+			edited := serverLine.ReplaceAllString(string(gen), "server = tenantdb_db_server.main.ref")
 			edited = regexp.MustCompile(`password_wo\s*=\s*null[^\n]*`).ReplaceAllString(edited, "password_wo = var.owner_password")
 			edited = regexp.MustCompile(`password_wo_version\s*=\s*null`).ReplaceAllString(edited, "password_wo_version = 1")
 			if err := os.WriteFile(filepath.Join(w.dir, "generated.tf"), []byte(edited), 0o644); err != nil {

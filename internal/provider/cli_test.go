@@ -239,14 +239,17 @@ func (w *cliWorkspace) stateAttr(typ, attr string) any {
 
 // stateServer decodes the `server` string (a db_server's ref) of the
 // single instance of typ.
-func (w *cliWorkspace) stateServer(typ string) map[string]any {
+func (w *cliWorkspace) stateServer(typ string) serverRef {
 	w.t.Helper()
 	raw, ok := w.stateAttr(typ, "server").(string)
-	var server map[string]any
-	if !ok || json.Unmarshal([]byte(raw), &server) != nil {
-		w.t.Fatalf("%s.server in state is not a JSON string: %v", typ, w.stateAttr(typ, "server"))
+	if !ok {
+		w.t.Fatalf("%s.server in state is not a string: %v", typ, w.stateAttr(typ, "server"))
 	}
-	return server
+	ref, err := parseRef([]byte(raw))
+	if err != nil {
+		w.t.Fatalf("%s.server in state is not a ref: %v", typ, err)
+	}
+	return ref
 }
 
 // stateHas reports whether the state holds an instance of typ (false when

@@ -16,7 +16,20 @@ import (
 // state file, it never appears in plans, and it costs nothing per resource
 // in a plan. "" means none is recorded (state written before identities
 // existed, or an import not yet read).
-const identityKey = "identity"
+//
+// Keys and values are short on purpose: the framework stores private state
+// base64-encoded inside a base64 string, so every byte of a key or value
+// costs about 1.8 bytes of every resource's state (BENCHMARKS.md, state per
+// tenant). The value is the identity as a JSON string (the framework
+// requires JSON). Earlier versions wrote the long key; it is still read,
+// and cleared when the identity is next recorded.
+const identityKey = "i"
+
+// legacyPrivateKeys maps a key to the one earlier versions used.
+var legacyPrivateKeys = map[string]string{
+	identityKey:          "identity",
+	principalIdentityKey: "principal_identity",
+}
 
 type privateReader interface {
 	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
@@ -30,12 +43,16 @@ func recordedIdentity(ctx context.Context, p privateReader) (dbclient.Identity, 
 	return privateIdentity(ctx, p, identityKey)
 }
 
-// privateIdentity reads an identity kept under key.
+// privateIdentity reads an identity kept under key (or, in state an
+// earlier version wrote, under its legacy key).
 func privateIdentity(ctx context.Context, p privateReader, key string) (dbclient.Identity, diag.Diagnostics) {
 	if p == nil {
 		return "", nil
 	}
 	raw, diags := p.GetKey(ctx, key)
+	if legacy := legacyPrivateKeys[key]; len(raw) == 0 && legacy != "" && !diags.HasError() {
+		raw, diags = p.GetKey(ctx, legacy)
+	}
 	if diags.HasError() || len(raw) == 0 {
 		return "", diags
 	}
@@ -50,8 +67,12 @@ func recordIdentity(ctx context.Context, p privateWriter, id dbclient.Identity) 
 	return recordPrivate(ctx, p, identityKey, id)
 }
 
-// recordPrivate keeps an identity under key.
+// recordPrivate keeps an identity under key, and clears the legacy key.
 func recordPrivate(ctx context.Context, p privateWriter, key string, id dbclient.Identity) diag.Diagnostics {
 	raw, _ := json.Marshal(string(id))
-	return p.SetKey(ctx, key, raw)
+	diags := p.SetKey(ctx, key, raw)
+	if legacy := legacyPrivateKeys[key]; legacy != "" {
+		diags.Append(p.SetKey(ctx, legacy, []byte{})...)
+	}
+	return diags
 }

@@ -20,8 +20,8 @@ func parseTenantImportID(raw string) (serverRef, tenantImportID, error) {
 	if err := json.Unmarshal([]byte(raw), &id); err != nil {
 		return serverRef{}, id, fmt.Errorf("not a JSON object: %v", err)
 	}
-	// tenantdb_db_server.main.ref is a JSON string, so jsonencode puts a
-	// string here; an object written out by hand is read the same way.
+	// tenantdb_db_server.main.ref is a string, so jsonencode puts a string
+	// here; an object written out by hand is read the same way.
 	server := []byte(id.Server)
 	var encoded string
 	if json.Unmarshal(id.Server, &encoded) == nil {

@@ -52,9 +52,10 @@ func listConfigSchema(what string) schema.Schema {
 		Attributes: map[string]schema.Attribute{
 			"server": schema.StringAttribute{
 				Required: true,
-				MarkdownDescription: "The server, as the JSON a `tenantdb_db_server.<name>.ref` holds, e.g. " +
+				MarkdownDescription: "The server's settings as a JSON object, e.g. " +
 					"`jsonencode({ name = \"main\", engine = \"mysql\", host = \"db.internal\", username = \"tenantdb_admin\" })` " +
-					"(fields left out take the `tenantdb_db_server` defaults). Its admin password and CA come from the " +
+					"(fields left out take the `tenantdb_db_server` defaults), or the string a `tenantdb_db_server.<name>.ref` " +
+					"holds. Its admin password and CA come from the " +
 					"provider configuration, as for the resources.",
 			},
 			"name_regex": schema.StringAttribute{

@@ -36,9 +36,9 @@ func TestAccDBServer_basic(t *testing.T) {
 							statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(s.name)),
 							statecheck.ExpectKnownValue(addr, tfjsonpath.New("flavor"), knownvalue.StringExact(s.Flavor)),
 							statecheck.ExpectKnownValue(addr, tfjsonpath.New("version"), knownvalue.StringRegexp(regexp.MustCompile(`^\d+\.\d+\.\d+$`))),
-							statecheck.ExpectKnownValue(addr, tfjsonpath.New("ref"), knownvalue.StringRegexp(regexp.MustCompile(
-								fmt.Sprintf(`^\{"name":%q,"engine":%q,"host":%q,"port":%d,"username":%q,"tls":"verify-full","reserved_usernames":\["app","replicator"\]\}$`,
-									s.name, s.Engine, s.Host, s.Port, s.Admin.Username)))),
+							statecheck.ExpectKnownValue(addr, tfjsonpath.New("ref"), knownvalue.StringExact(
+								fmt.Sprintf(`%s://%s@%s:%d/%s?tls=verify-full&reserved_usernames=app,replicator`,
+									s.Engine, s.Admin.Username, s.Host, s.Port, s.name))),
 							statecheck.ExpectKnownValue(addr, tfjsonpath.New("ca_fingerprint"), knownvalue.StringExact(caFingerprint("verify-full", s.CAPEM).ValueString())),
 							statecheck.ExpectKnownValue(addr, tfjsonpath.New("ca_cert"), knownvalue.Null()),
 						},
@@ -310,7 +310,7 @@ func TestAccDBServer_ipv6(t *testing.T) {
 					{
 						Config: hcl,
 						ConfigStateChecks: []statecheck.StateCheck{
-							statecheck.ExpectKnownValue(addr, tfjsonpath.New("ref"), knownvalue.StringRegexp(regexp.MustCompile(`"host":"::1"`))),
+							statecheck.ExpectKnownValue(addr, tfjsonpath.New("ref"), knownvalue.StringRegexp(regexp.MustCompile(`@\[::1\]:\d+/`))),
 							statecheck.ExpectKnownValue(addr, tfjsonpath.New("flavor"), knownvalue.StringExact(s.Flavor)),
 						},
 					},

@@ -264,8 +264,8 @@ func TestAccTenantDatabase_moveChecksIdentity(t *testing.T) {
 				t.Fatalf("IdentityMismatch does not name both addresses: %q", d.Detail)
 			}
 			server := w.stateServer("tenantdb_tenant_database")
-			if int(server["port"].(float64)) != a.Port {
-				t.Fatalf("state's port = %v after a refused move, want %d", server["port"], a.Port)
+			if int(server.Port) != a.Port {
+				t.Fatalf("state's port = %v after a refused move, want %d", server.Port, a.Port)
 			}
 			b.requireForeignIntact(t, name)
 
@@ -276,8 +276,8 @@ func TestAccTenantDatabase_moveChecksIdentity(t *testing.T) {
 			w.run("apply", "-auto-approve").mustSucceed(t, "move behind a proxy (same server)")
 			accepted.assert(t, "an accepted move runs no DDL")
 			server = w.stateServer("tenantdb_tenant_database")
-			if int(server["port"].(float64)) != proxy.port {
-				t.Fatalf("state's port = %v after an accepted move, want %d", server["port"], proxy.port)
+			if int(server.Port) != proxy.port {
+				t.Fatalf("state's port = %v after an accepted move, want %d", server.Port, proxy.port)
 			}
 
 			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")

@@ -44,7 +44,7 @@ type tenantGrantModel struct {
 
 // principalIdentityKey keeps the identity of the principal in private
 // state; identityKey keeps the database's.
-const principalIdentityKey = "principal_identity"
+const principalIdentityKey = "p"
 
 func (r *tenantGrantResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_tenant_grant"

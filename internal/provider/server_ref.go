@@ -7,7 +7,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/url"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -61,14 +65,13 @@ const hostDescription = "Host name or IP address, without port: a DNS name (`db.
 func portValidator() validator.Int64 { return int64validator.Between(1, 65535) }
 
 // serverAttribute is the `server` argument of tenant resources: the
-// db_server's ref, a compact JSON string. A string, not a nested object,
-// because the framework's per-attribute work grows with every tenant
-// resource that repeats the object (BENCHMARKS.md); Terraform still shows
-// a change of it field by field, as jsonencode({ ... }).
+// db_server's ref, one short string (encode). A string, not a nested
+// object, because the framework's per-attribute work grows with every
+// tenant resource that repeats the object (BENCHMARKS.md).
 func serverAttribute() schema.StringAttribute {
 	return schema.StringAttribute{
 		MarkdownDescription: "The server to provision on: pass `tenantdb_db_server.<name>.ref` (the server's non-secret " +
-			"settings as compact JSON). Kept in state so that destroy and import can reach the server. Changing its " +
+			"settings in one short string). Kept in state so that destroy and import can reach the server. Changing its " +
 			"`name` or `engine` is refused (`ImmutableAttribute`); other changes (host, port, TLS) update state in " +
 			"place and run no SQL.",
 		Required: true,
@@ -100,11 +103,9 @@ func refFromModel(ctx context.Context, m serverRefModel) (serverRef, bool, diag.
 	return r, true, diags
 }
 
-// refJSON is the encoding of a ref: fields in this fixed order,
-// reserved_usernames left out when empty and sorted. The encoding is part
-// of state: changing it would show every tenant resource as changed, so it
-// only ever gains optional fields. It never holds the CA: ca_cert was
-// dropped in schema version 2 (the provider's ca_certs holds it now).
+// refJSON is the JSON form of a ref: what a hand-written jsonencode, an
+// import ID's object, a list resource's `server` and state written before
+// schema version 3 hold. parseRef reads it; encode no longer writes it.
 type refJSON struct {
 	Name              string   `json:"name"`
 	Engine            string   `json:"engine"`
@@ -119,35 +120,69 @@ type refJSON struct {
 	CACert *string `json:"ca_cert,omitempty"`
 }
 
-// encode renders the ref as the string tenant resources keep.
+// encode renders the ref as the string tenant resources keep: a URL with
+// the engine as scheme, the admin login, host and port, the server's name
+// as the path, and the other settings as query fields named as the
+// db_server's arguments:
+//
+//	mysql://tenantdb_admin@db.internal:3306/main?tls=require&reserved_usernames=app,replicator
+//
+// Every tenant resource (and, on Terraform 1.12+, its identity) keeps a
+// copy, so its length is state per tenant: this form is about half the
+// JSON object's once JSON-escaped in the state file (BENCHMARKS.md; the
+// state file writes each & as \u0026, so the name is the path rather than
+// a query field). The fields keep this order, reserved_usernames sorted and
+// left out when empty: the encoding is state, and changing it shows every
+// tenant resource as changed (schema version 3 moved from JSON to this
+// form). It never holds the CA (the provider's ca_certs does) nor a
+// password.
 func (r serverRef) encode() string {
 	reserved := slices.Clone(r.ReservedUsernames)
 	slices.Sort(reserved)
-	port := r.Port
-	b, err := json.Marshal(refJSON{Name: r.Name, Engine: r.Engine, Host: r.Host, Port: &port, Username: r.Username,
-		TLS: r.TLS, ReservedUsernames: reserved})
-	if err != nil {
-		panic(err) // strings and an int always marshal
+	u := url.URL{Scheme: r.Engine, User: url.User(r.Username), Host: net.JoinHostPort(r.Host, strconv.FormatInt(r.Port, 10)),
+		Path: "/" + r.Name}
+	q := "tls=" + url.QueryEscape(r.TLS)
+	if len(reserved) > 0 {
+		for i, name := range reserved {
+			reserved[i] = url.QueryEscape(name)
+		}
+		q += "&reserved_usernames=" + strings.Join(reserved, ",")
 	}
-	return string(b)
+	u.RawQuery = q
+	return u.String()
 }
 
-// parseRef reads a ref from its JSON (a db_server's ref, or an object an
-// import ID or a hand-written jsonencode gives), filling the defaults of
-// an omitted port and tls. It does not validate the values (validate does).
+// refMustBe starts every error about a server string that is not a ref.
+const refMustBe = "server must be tenantdb_db_server.<name>.ref"
+
+// parseRef reads a ref: the string a db_server's ref holds, or its JSON
+// form (an import ID's object, a hand-written jsonencode, state written
+// before schema version 3), filling the defaults of an omitted port and
+// tls. It does not validate the values (validate does).
 func parseRef(raw []byte) (serverRef, error) {
+	text := strings.TrimSpace(string(raw))
+	switch {
+	case strings.HasPrefix(text, "{"):
+		return parseRefJSON(raw)
+	case strings.Contains(text, "://"):
+		return parseRefURL(text)
+	}
+	return serverRef{}, fmt.Errorf("%s (the server's settings, as the db_server's ref gives them or as a JSON object)", refMustBe)
+}
+
+func parseRefJSON(raw []byte) (serverRef, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var j refJSON
 	if err := dec.Decode(&j); err != nil {
-		return serverRef{}, fmt.Errorf("server must be tenantdb_db_server.<name>.ref (the server's settings as a JSON object): %v", err)
+		return serverRef{}, fmt.Errorf("%s (the server's settings as a JSON object): %v", refMustBe, err)
 	}
 	if dec.More() {
-		return serverRef{}, fmt.Errorf("server must be tenantdb_db_server.<name>.ref: trailing data after the JSON object")
+		return serverRef{}, fmt.Errorf("%s: trailing data after the JSON object", refMustBe)
 	}
 	for _, f := range []struct{ name, v string }{{"name", j.Name}, {"engine", j.Engine}, {"username", j.Username}} {
 		if f.v == "" {
-			return serverRef{}, fmt.Errorf("server must be tenantdb_db_server.<name>.ref: %q is missing", f.name)
+			return serverRef{}, fmt.Errorf("%s: %q is missing", refMustBe, f.name)
 		}
 	}
 	if j.CACert != nil {
@@ -162,6 +197,63 @@ func parseRef(raw []byte) (serverRef, error) {
 	}
 	if r.TLS == "" {
 		r.TLS = string(dbclient.TLSRequire)
+	}
+	return r, nil
+}
+
+// parseRefURL reads the form encode writes. It is strict (one path
+// segment, the name; no password, no field it does not know, none twice),
+// so that a string it accepts means exactly one ref; an omitted port or tls
+// takes the default, as in the JSON form.
+func parseRefURL(text string) (serverRef, error) {
+	bad := func(format string, args ...any) (serverRef, error) {
+		return serverRef{}, fmt.Errorf(refMustBe+": "+format, args...)
+	}
+	u, err := url.Parse(text)
+	if err != nil {
+		return bad("%v", err)
+	}
+	if u.User == nil || u.User.Username() == "" {
+		return bad("the admin username is missing (engine://username@host:port/name?tls=...)")
+	}
+	if _, has := u.User.Password(); has {
+		return bad("it must not carry a password (the provider's admin_passwords holds it)")
+	}
+	if u.Fragment != "" || u.Opaque != "" || u.RawFragment != "" {
+		return bad("unexpected fragment in %q", text)
+	}
+	name, ok := strings.CutPrefix(u.Path, "/")
+	if !ok || name == "" {
+		return bad("the server's name is missing (engine://username@host:port/name?tls=...)")
+	}
+	if strings.Contains(name, "/") {
+		return bad("the path must be the server's name alone, got %q", u.Path)
+	}
+	r := serverRef{Name: name, Engine: u.Scheme, Host: u.Hostname(), Username: u.User.Username(), Port: defaultPort(u.Scheme),
+		TLS: string(dbclient.TLSRequire)}
+	if p := u.Port(); p != "" {
+		if r.Port, err = strconv.ParseInt(p, 10, 64); err != nil {
+			return bad("port %q is not a number", p)
+		}
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return bad("%v", err)
+	}
+	for key, values := range q {
+		if len(values) != 1 {
+			return bad("%q is given %d times", key, len(values))
+		}
+		switch v := values[0]; key {
+		case "tls":
+			r.TLS = v
+		case "reserved_usernames":
+			if v != "" {
+				r.ReservedUsernames = strings.Split(v, ",")
+			}
+		default:
+			return bad("unknown field %q", key)
+		}
 	}
 	return r, nil
 }

@@ -15,11 +15,13 @@ import (
 //   - 0: the server settings (db_server `ref`, tenant `server`) were an object;
 //   - 1: they are a compact JSON string;
 //   - 2: they no longer carry ca_cert (the CA is the provider's ca_certs),
-//     and tenantdb_db_server has ca_fingerprint instead of a ca_cert value.
-const schemaVersion = 2
+//     and tenantdb_db_server has ca_fingerprint instead of a ca_cert value;
+//   - 3: the string is the short URL form (serverRef.encode), about half
+//     the JSON's bytes in the state file, once per tenant resource.
+const schemaVersion = 3
 
 // upgradeRefToString upgrades a tenant resource's state from every earlier
-// version: attr (`server`) becomes the version-2 string, without ca_cert.
+// version: attr (`server`) becomes the version-3 string, without ca_cert.
 // It works on the raw JSON so it needs no copy of the old schemas, and
 // leaves every other attribute (and the private state, which holds
 // identities) as it was.
@@ -31,9 +33,10 @@ func upgradeRefToString(attr string) map[int64]resource.StateUpgrader { //nolint
 }
 
 // upgradeServerState upgrades tenantdb_db_server state from every earlier
-// version: `ref` as for tenants; the ca_cert it held is dropped, and
-// ca_fingerprint is the fingerprint of that CA, so a configuration that
-// moved the same CA to the provider's ca_certs plans no change.
+// version: `ref` as for tenants. From versions 0 and 1, the ca_cert it held
+// is dropped and ca_fingerprint is the fingerprint of that CA, so a
+// configuration that moved the same CA to the provider's ca_certs plans no
+// change; version 2 already has its ca_fingerprint, which is kept.
 func upgradeServerState() map[int64]resource.StateUpgrader {
 	return upgraders(func(state map[string]json.RawMessage) error {
 		ref, err := upgradeRefAttr(state, "ref")
@@ -46,10 +49,12 @@ func upgradeServerState() map[int64]resource.StateUpgrader {
 				return fmt.Errorf("ca_cert: %v", err)
 			}
 		}
-		fp := caFingerprint(ref.TLS, ca)
 		state["ca_cert"] = json.RawMessage("null")
+		if kept, ok := state["ca_fingerprint"]; ok && ca == "" && len(kept) > 0 {
+			return nil // version 2: the fingerprint is already there (or null)
+		}
 		state["ca_fingerprint"] = json.RawMessage("null")
-		if !fp.IsNull() {
+		if fp := caFingerprint(ref.TLS, ca); !fp.IsNull() {
 			b, _ := json.Marshal(fp.ValueString())
 			state["ca_fingerprint"] = b
 		}
@@ -57,7 +62,7 @@ func upgradeServerState() map[int64]resource.StateUpgrader {
 	})
 }
 
-// upgraders is the same raw-JSON upgrade from versions 0 and 1.
+// upgraders is the same raw-JSON upgrade from every earlier version.
 func upgraders(upgrade func(map[string]json.RawMessage) error) map[int64]resource.StateUpgrader {
 	up := resource.StateUpgrader{StateUpgrader: func(_ context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
 		var state map[string]json.RawMessage
@@ -76,23 +81,33 @@ func upgraders(upgrade func(map[string]json.RawMessage) error) map[int64]resourc
 		}
 		resp.DynamicValue = &tfprotov6.DynamicValue{JSON: out}
 	}}
-	return map[int64]resource.StateUpgrader{0: up, 1: up}
+	return map[int64]resource.StateUpgrader{0: up, 1: up, 2: up}
 }
 
 // upgradeRefAttr rewrites attribute attr of raw state from a version-0
-// object or a version-1 string to the version-2 string (ca_cert dropped)
-// and returns the ref. A null value is kept (the zero ref is returned).
+// object or a version-1/2 JSON string to the version-3 string (ca_cert
+// dropped) and returns the ref. A null value is kept (the zero ref is
+// returned).
 func upgradeRefAttr(state map[string]json.RawMessage, attr string) (serverRef, error) {
 	v, ok := state[attr]
 	if !ok || len(v) == 0 || string(v) == "null" {
 		return serverRef{}, nil
 	}
-	if v[0] == '"' { // version 1: the object inside a string
+	if v[0] == '"' { // versions 1 and 2: the object inside a string
 		var s string
 		if err := json.Unmarshal(v, &s); err != nil {
 			return serverRef{}, fmt.Errorf("%s: %v", attr, err)
 		}
 		v = json.RawMessage(s)
+	}
+	if len(v) > 0 && v[0] != '{' { // already the short form
+		ref, err := parseRef(v)
+		if err != nil {
+			return serverRef{}, fmt.Errorf("%s: %v", attr, err)
+		}
+		encoded, _ := json.Marshal(ref.encode())
+		state[attr] = encoded
+		return ref, nil
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(v, &obj); err != nil {

@@ -3,6 +3,7 @@
 package provider
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -10,17 +11,18 @@ import (
 )
 
 // TestAccStateUpgrade_caMovedToProvider: state written by every earlier
-// schema version, with the CA in it (0: `ref`/`server` an object holding
-// ca_cert; 1: the same as a JSON string; both with the db_server's ca_cert
-// set), is upgraded in place for all four resources once the configuration
-// has moved the CA to the provider's ca_certs: the next plan shows no
-// change, nothing on the server is altered (statement log), no PEM is left
-// in state, and the identities in private state survive (the destroy under
-// "delete" still drops the database and the owner this configuration
-// created).
+// schema version (0: `ref`/`server` an object holding ca_cert; 1: the same
+// as a JSON string; both with the db_server's ca_cert set; 2: the JSON
+// string without the CA, the db_server's ca_fingerprint set) is upgraded in
+// place for all four resources to the short ref, once the configuration has
+// moved the CA to the provider's ca_certs: the next plan shows no change,
+// nothing on the server is altered (statement log), no PEM and no JSON ref
+// is left in state, and the identities in private state survive (the
+// destroy under "delete" still drops the database and the owner this
+// configuration created).
 func TestAccStateUpgrade_caMovedToProvider(t *testing.T) {
 	for _, engine := range engines() {
-		for _, version := range []int{0, 1} {
+		for _, version := range []int{0, 1, 2} {
 			t.Run(fmt.Sprintf("%s/from_version_%d", engine, version), func(t *testing.T) {
 				testStateUpgradeFrom(t, engine, version)
 			})
@@ -46,8 +48,9 @@ func testStateUpgradeFrom(t *testing.T, engine string, version int) {
 	w.run("apply", "-auto-approve").mustSucceed(t, "create")
 	wantRef := w.stateAttr("tenantdb_db_server", "ref")
 
-	// Make the state what the earlier version wrote: the CA in every ref and
-	// in the db_server's ca_cert, no ca_fingerprint.
+	// Make the state what the earlier version wrote: the ref as JSON; before
+	// version 2, the CA in every ref and in the db_server's ca_cert, no
+	// ca_fingerprint.
 	upgraded := 0
 	w.editState(func(st map[string]any) {
 		for typ, attr := range map[string]string{"tenantdb_db_server": "ref", "tenantdb_tenant_database": "server",
@@ -59,11 +62,15 @@ func testStateUpgradeFrom(t *testing.T, engine string, version int) {
 				for _, i := range res.(map[string]any)["instances"].([]any) {
 					inst := i.(map[string]any)
 					attrs := inst["attributes"].(map[string]any)
-					var obj map[string]any
-					if err := json.Unmarshal([]byte(attrs[attr].(string)), &obj); err != nil {
-						t.Fatalf("%s.%s is not a JSON string: %v", typ, attr, err)
+					ref, err := parseRef([]byte(attrs[attr].(string)))
+					if err != nil {
+						t.Fatalf("%s.%s is not a ref: %v", typ, attr, err)
 					}
-					obj["ca_cert"] = s.CAPEM
+					obj := map[string]any{"name": ref.Name, "engine": ref.Engine, "host": ref.Host, "port": ref.Port,
+						"username": ref.Username, "tls": ref.TLS}
+					if version < 2 {
+						obj["ca_cert"] = s.CAPEM
+					}
 					if version == 0 {
 						if _, ok := obj["reserved_usernames"]; !ok {
 							obj["reserved_usernames"] = nil // an object attribute always has every key
@@ -73,11 +80,14 @@ func testStateUpgradeFrom(t *testing.T, engine string, version int) {
 						b, _ := json.Marshal(obj)
 						attrs[attr] = string(b)
 					}
-					if typ == "tenantdb_db_server" {
+					if typ == "tenantdb_db_server" && version < 2 {
 						attrs["ca_cert"] = s.CAPEM
 						delete(attrs, "ca_fingerprint")
 					}
 					inst["schema_version"] = version
+					if priv, ok := inst["private"].(string); ok {
+						inst["private"] = withLegacyPrivateKeys(t, priv)
+					}
 					upgraded++
 				}
 			}
@@ -86,7 +96,10 @@ func testStateUpgradeFrom(t *testing.T, engine string, version int) {
 	if upgraded != 4 {
 		t.Fatalf("rewrote %d resources to version %d, want 4", upgraded, version)
 	}
-	if n := strings.Count(w.stateText(), "BEGIN CERTIFICATE"); n < 5 {
+	if n := strings.Count(w.stateText(), `engine\"`); n < 4 && version > 0 {
+		t.Fatalf("the version-%d state holds %d JSON refs, want 4: the test edits nothing", version, n)
+	}
+	if n := strings.Count(w.stateText(), "BEGIN CERTIFICATE"); n < 5 && version < 2 {
 		t.Fatalf("the version-%d state holds the CA %d times, want 5 (4 refs and ca_cert): the test edits nothing", version, n)
 	}
 	mark := s.MarkLog(t)
@@ -96,8 +109,8 @@ func testStateUpgradeFrom(t *testing.T, engine string, version int) {
 	}
 	w.run("apply", "-auto-approve").mustSucceed(t, "apply after the upgrade")
 	s.AssertNoDDL(t, mark, s.Admin.Username)
-	if st := w.stateText(); strings.Contains(st, "BEGIN CERTIFICATE") || strings.Contains(st, `ca_cert\"`) {
-		t.Fatalf("the CA is still in state after the upgrade:\n%s", st)
+	if st := w.stateText(); strings.Contains(st, "BEGIN CERTIFICATE") || strings.Contains(st, `ca_cert\"`) || strings.Contains(st, `engine\"`) {
+		t.Fatalf("the CA or a JSON ref is still in state after the upgrade:\n%s", st)
 	}
 	if got := w.stateAttr("tenantdb_db_server", "ref"); got != wantRef {
 		t.Fatalf("db_server.ref after the upgrade = %v, want %v", got, wantRef)
@@ -122,4 +135,32 @@ func testStateUpgradeFrom(t *testing.T, engine string, version int) {
 	if s.loginExists(t, owner) {
 		t.Fatal("destroy under delete kept the owner login this configuration created (its identity was lost in the upgrade?)")
 	}
+}
+
+// withLegacyPrivateKeys rewrites a resource's private state (base64 of a
+// JSON object of base64 values, the framework's encoding) to the long keys
+// earlier versions wrote ("identity", "principal_identity").
+func withLegacyPrivateKeys(t *testing.T, priv string) string {
+	t.Helper()
+	raw, err := base64.StdEncoding.DecodeString(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		t.Fatal(err)
+	}
+	renamed := 0
+	for short, long := range legacyPrivateKeys {
+		if v, ok := keys[short]; ok {
+			keys[long] = v
+			delete(keys, short)
+			renamed++
+		}
+	}
+	if renamed == 0 {
+		t.Fatalf("no identity in private state %s", raw)
+	}
+	out, _ := json.Marshal(keys)
+	return base64.StdEncoding.EncodeToString(out)
 }

@@ -33,10 +33,11 @@ func runUpgrader(t *testing.T, ups map[int64]resource.StateUpgrader, v int64, ra
 }
 
 // TestUpgradeState_dropsTheCA: every earlier version (0: ref object, 1: ref
-// string, both with ca_cert) upgrades to a ref without the CA; other
-// attributes are kept; the db_server's ca_cert becomes null and its
-// ca_fingerprint the fingerprint of that CA (so moving the same CA to
-// ca_certs plans nothing).
+// JSON string, both with ca_cert; 2: JSON string without it) upgrades to
+// the short ref without the CA; other attributes are kept; the db_server's
+// ca_cert becomes null and its ca_fingerprint the fingerprint of that CA
+// (so moving the same CA to ca_certs plans nothing), or, from version 2,
+// the fingerprint it had.
 func TestUpgradeState_dropsTheCA(t *testing.T) {
 	t.Parallel()
 	ca := testserver.UnrelatedCAPEM(t)
@@ -44,9 +45,10 @@ func TestUpgradeState_dropsTheCA(t *testing.T) {
 	refObj := `{"name":"pg","engine":"postgres","host":"db","port":5432,"username":"a","tls":"verify-full","ca_cert":` +
 		string(caJSON) + `,"reserved_usernames":["b","a"]}`
 	refStr, _ := json.Marshal(refObj)
-	const want = `{"name":"pg","engine":"postgres","host":"db","port":5432,"username":"a","tls":"verify-full","reserved_usernames":["a","b"]}`
+	const want = `postgres://a@db:5432/pg?tls=verify-full&reserved_usernames=a,b`
+	v2Str, _ := json.Marshal(`{"name":"pg","engine":"postgres","host":"db","port":5432,"username":"a","tls":"verify-full","reserved_usernames":["a","b"]}`)
 
-	for v, server := range map[int64]string{0: refObj, 1: string(refStr)} {
+	for v, server := range map[int64]string{0: refObj, 1: string(refStr), 2: string(v2Str)} {
 		tenant := `{"id":"pg/acme","name":"acme","server":` + server + `,"database_created":true}`
 		got, errText := runUpgrader(t, upgradeRefToString("server"), v, tenant)
 		if errText != "" {
@@ -56,8 +58,12 @@ func TestUpgradeState_dropsTheCA(t *testing.T) {
 			t.Fatalf("version %d tenant upgraded to %v", v, got)
 		}
 
+		srvCA := `"ca_cert":` + string(caJSON)
+		if v == 2 { // version 2 has no CA, and its fingerprint already
+			srvCA = `"ca_cert":null,"ca_fingerprint":"` + caFingerprint("verify-full", ca).ValueString() + `"`
+		}
 		srv := `{"id":"pg","name":"pg","engine":"postgres","host":"db","port":5432,"username":"a","tls":"verify-full",` +
-			`"ca_cert":` + string(caJSON) + `,"reserved_usernames":["a","b"],"flavor":"postgres","version":"15.1.0","ref":` + server + `}`
+			srvCA + `,"reserved_usernames":["a","b"],"flavor":"postgres","version":"15.1.0","ref":` + server + `}`
 		got, errText = runUpgrader(t, upgradeServerState(), v, srv)
 		if errText != "" {
 			t.Fatalf("version %d server: %s", v, errText)
