@@ -302,7 +302,7 @@ func (r serverRef) spec() (dbclient.Spec, error) {
 
 // parsedRefs remembers what parseRef gave for a server string. Every tenant
 // resource of a configuration carries the same string, so a plan of 1,000
-// tenants would otherwise decode the same JSON
+// tenants would otherwise parse the same string
 // several thousand times. Bounded: cleared when it reaches refCacheSize.
 var parsedRefs struct {
 	sync.Mutex

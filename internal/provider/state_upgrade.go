@@ -100,23 +100,17 @@ func upgradeRefAttr(state map[string]json.RawMessage, attr string) (serverRef, e
 		}
 		v = json.RawMessage(s)
 	}
-	if len(v) > 0 && v[0] != '{' { // already the short form
-		ref, err := parseRef(v)
-		if err != nil {
+	raw := []byte(v)
+	if len(v) > 0 && v[0] == '{' { // the JSON form: ca_cert is dropped, not refused
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(v, &obj); err != nil {
 			return serverRef{}, fmt.Errorf("%s: %v", attr, err)
 		}
-		encoded, _ := json.Marshal(ref.encode())
-		state[attr] = encoded
-		return ref, nil
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(v, &obj); err != nil {
-		return serverRef{}, fmt.Errorf("%s: %v", attr, err)
-	}
-	delete(obj, "ca_cert")
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return serverRef{}, err
+		delete(obj, "ca_cert")
+		var err error
+		if raw, err = json.Marshal(obj); err != nil {
+			return serverRef{}, err
+		}
 	}
 	ref, err := parseRef(raw)
 	if err != nil {
