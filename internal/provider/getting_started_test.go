@@ -211,7 +211,7 @@ func gettingStartedServer(t *testing.T, engine string) accServer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	srv, err := testserver.Start(ctx, engine)
+	srv, err := testserver.StartKind(ctx, engine)
 	if err != nil {
 		t.Fatal(err)
 	}

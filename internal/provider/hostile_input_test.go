@@ -451,9 +451,9 @@ func TestHostileInput_refusedBeforeApply(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
-			cases := hostileCases(engine)
+			cases := hostileCases(providerEngine(engine))
 			w := newCLIWorkspace(t)
-			server := offlineServerHCL(engine)
+			server := offlineServerHCL(providerEngine(engine))
 
 			starts := writeCases(t, w, server, cases)
 			byCase := attribute(cases, starts, validateDiags(t, w))
@@ -1005,7 +1005,7 @@ resource "tenantdb_tenant_grant" "g" {
 			if err := s.as(ownerName, ownerPW+" ", wild, "SELECT 1"); err == nil {
 				t.Errorf("the owner logs in with its password plus a space")
 			}
-			if err := denied(s.as(ownerName, ownerPW, wild, "SELECT v FROM "+s.table(sibling, "t")), "the owner reading "+sibling); engine == "mysql" && err != nil {
+			if err := denied(s.as(ownerName, ownerPW, wild, "SELECT v FROM "+s.table(sibling, "t")), "the owner reading "+sibling); s.Engine == "mysql" && err != nil {
 				t.Errorf("wildcard: %v", err)
 			}
 			if engine == "postgres" {
@@ -1020,7 +1020,7 @@ resource "tenantdb_tenant_grant" "g" {
 			if err := denied(s.as(principal, principalPW, wild, "DELETE FROM "+tbl), "the principal's DELETE"); err != nil {
 				t.Errorf("%v", err)
 			}
-			if engine == "mysql" {
+			if s.Engine == "mysql" {
 				if err := s.requireResidue(t, wild, principal, []string{"Insert_priv", "Select_priv"}, nil); err != nil {
 					t.Errorf("%v", err)
 				}

@@ -123,7 +123,7 @@ func TestAccLockTimeout_rotationBlocked(t *testing.T) {
 // its rows stay (and in state), and the destroy succeeds once the session
 // ends.
 func TestAccLockTimeout_dropBlocked(t *testing.T) {
-	s := testAccServer(t, "mysql")
+	s := testAccServer(t, "mariadb")
 	db := uniqueName("lkd")
 	t.Cleanup(func() { s.dropDatabase(t, db) })
 	w := newCLIWorkspace(t)

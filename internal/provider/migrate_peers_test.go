@@ -389,7 +389,7 @@ func (s accServer) moveFleet(t *testing.T, f migrationFleet, peer, peerHCL strin
 // TestAccMigrateFromPetoju: petoju/mysql's fleet on MariaDB moves to
 // tenantdb as the guide says.
 func TestAccMigrateFromPetoju(t *testing.T) {
-	s := testAccServer(t, "mysql")
+	s := testAccServer(t, "mariadb")
 	f := newMigrationFleet(uniqueName("mvp"), 3)
 	t.Cleanup(func() {
 		s.dropDatabase(t, f.dbs...)

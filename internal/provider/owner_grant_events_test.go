@@ -108,7 +108,7 @@ func (s accServer) requireNoAdminDefaults(t *testing.T, db string) error {
 // and removing it revokes the rows: a database created later under that
 // name is not readable by the old grantee.
 func TestAccTenantGrant_rowsOutliveDroppedDatabase(t *testing.T) {
-	s := testAccServer(t, "mysql")
+	s := testAccServer(t, "mariadb")
 	db, user := uniqueName("gdd"), uniqueName("gddu")
 	s.principal(t, user)
 	t.Cleanup(func() { s.dropDatabase(t, db) })

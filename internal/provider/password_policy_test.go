@@ -15,7 +15,7 @@ import (
 // without a plugin, was refused as "the server is down" with strict
 // validation on, and silently bypassed the policy with it off.)
 func TestAccTenantOwner_passwordPolicy(t *testing.T) {
-	s := secondServer(t, testAccServer(t, "mysql"))
+	s := secondServer(t, testAccServer(t, "mariadb"))
 	s.exec(t, "", "INSTALL SONAME 'simple_password_check'")
 	db, user := uniqueName("pol"), uniqueName("polo")
 	t.Cleanup(func() {

@@ -82,16 +82,18 @@ type accServer struct {
 
 var envMu sync.Mutex
 
-func testAccServer(t *testing.T, engine string) accServer {
+// testAccServer is the shared server of a kind: "mariadb", "mysql" (MySQL
+// 9.7) or "postgres" (testserver.Kinds). s.Engine is the provider's engine
+// name, "mysql" for MariaDB and MySQL alike.
+func testAccServer(t *testing.T, kind string) accServer {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 (make test does)")
 	}
-	s := testserver.Shared(t, engine)
-	name := "maria"
-	if engine == "postgres" {
-		name = "pg"
-	}
+	s := testserver.SharedKind(t, kind)
+	// One name per kind: the admin password reaches the provider through
+	// a process-wide variable named after it.
+	name := map[string]string{testserver.KindMariaDB: "maria", testserver.KindMySQL: "my", testserver.KindPostgres: "pg"}[kind]
 	envMu.Lock()
 	os.Setenv(AdminPasswordEnv(name), s.Admin.Password)
 	envMu.Unlock()
@@ -219,7 +221,17 @@ func (s accServer) ident(name string) string {
 	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
 }
 
-func engines() []string { return []string{"mysql", "postgres"} }
+// engines lists the server kinds the acceptance tests run on: "mariadb",
+// "mysql" (MySQL 9.7) and "postgres", as TENANTDB_TEST_ENGINES and
+// -run 'TestX/<kind>' select them. The loop variable is a kind; compare
+// s.Engine for the provider's engine ("mysql" for both MySQL servers).
+func engines() []string { return testserver.Kinds() }
+
+// providerEngine is the provider's engine name for a server kind.
+func providerEngine(kind string) string {
+	engine, _ := testserver.KindServer(kind)
+	return engine
+}
 
 // dropDatabase removes a test database out of band (test cleanup). On
 // PostgreSQL the superuser's own cached pool may still be connected to it.

@@ -268,8 +268,8 @@ func TestAccDBServer_configErrors(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
 			s := testAccServer(t, engine)
-			other := testAccServer(t, map[string]string{"mysql": "postgres", "postgres": "mysql"}[engine])
-			proto := map[string]string{"mysql": "MySQL", "postgres": "PostgreSQL"}[engine]
+			other := testAccServer(t, map[string]string{"mariadb": "postgres", "mysql": "postgres", "postgres": "mariadb"}[engine])
+			proto := map[string]string{"mysql": "MySQL", "postgres": "PostgreSQL"}[s.Engine]
 			hcl := s.serverHCL("")
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,

@@ -139,7 +139,7 @@ func TestAccTenantDatabase_dropChecksIdentity(t *testing.T) {
 // dropped one is reported gone (not the server's raw error), a replaced
 // one is refused (IdentityMismatch) with its settings untouched.
 func TestAccTenantDatabase_alterChecksIdentity(t *testing.T) {
-	s := testAccServer(t, "mysql")
+	s := testAccServer(t, "mariadb")
 	name := uniqueName("alterid")
 	t.Cleanup(func() { s.dropDatabase(t, name) })
 	w := newCLIWorkspace(t)
@@ -213,7 +213,7 @@ func secondServer(t *testing.T, s accServer) accServer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	other, err := testserver.Start(ctx, s.Engine)
+	other, err := testserver.StartKind(ctx, s.Kind())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func TestAccTenantDatabase_settingsSpelledOtherwise(t *testing.T) {
 			t.Cleanup(func() { s.dropDatabase(t, name) })
 			addr := "tenantdb_tenant_database." + name
 			var steps []resource.TestStep
-			for _, st := range cases[engine] {
+			for _, st := range cases[s.Engine] {
 				config := s.serverHCL("") + tenantDatabaseHCL(name, st.hcl)
 				steps = append(steps,
 					resource.TestStep{Config: config, Check: s.requireSettings(t, name, st.serverCS, st.serverCO)},
@@ -58,7 +58,7 @@ func TestAccTenantDatabase_settingsSpelledOtherwise(t *testing.T) {
 			}
 			steps[0].ConfigStateChecks = []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("character_set"), knownvalue.StringExact(map[string]string{
-					"mysql": "UTF8MB4", "postgres": "utf8"}[engine])),
+					"mysql": "UTF8MB4", "postgres": "utf8"}[s.Engine])),
 			}
 			resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProviders, Steps: steps})
 		})
@@ -69,7 +69,7 @@ func TestAccTenantDatabase_settingsSpelledOtherwise(t *testing.T) {
 // set's default collation; a collation of another character set is
 // refused at plan time.
 func TestAccTenantDatabase_characterSetAlone(t *testing.T) {
-	s := testAccServer(t, "mysql")
+	s := testAccServer(t, "mariadb")
 	name := uniqueName("latin")
 	t.Cleanup(func() { s.dropDatabase(t, name) })
 	addr := "tenantdb_tenant_database." + name

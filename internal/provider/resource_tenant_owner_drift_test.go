@@ -21,7 +21,7 @@ var writeOnlyTerraform = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(t
 // out-of-band REVOKE shows as drift and is restored; checked by what the
 // owner can actually do.
 func TestAccTenantOwner_privilegesDesiredState(t *testing.T) {
-	s := testAccServer(t, "mysql")
+	s := testAccServer(t, "mariadb")
 	db, user := uniqueName("priv"), uniqueName("app")
 	t.Cleanup(func() {
 		s.dropDatabase(t, db)

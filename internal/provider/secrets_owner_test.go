@@ -88,7 +88,7 @@ resource "tenantdb_tenant_owner" "o" {
 					step(user, 1, pw1, func() error { return s.as(user, pw1, db, "SELECT 1") }),
 					step(user, 2, pw2, func() error { return s.as(user, pw2, db, "SELECT 1") }),
 					step(user2, 2, pw2, func() error {
-						if engine == "mysql" {
+						if s.Engine == "mysql" {
 							var stored string
 							if err := s.super(t, "").QueryRow(`SELECT authentication_string FROM mysql.user WHERE User = ?`, user2).Scan(&stored); err != nil {
 								return err

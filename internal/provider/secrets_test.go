@@ -214,7 +214,7 @@ func TestAccSecrets_adminPasswordNowhere(t *testing.T) {
 			t.Cleanup(func() { s.dropDatabase(t, name, pre) })
 
 			// The digests searched for are the ones the server keeps.
-			if engine == "mysql" {
+			if s.Engine == "mysql" {
 				var stored string
 				if err := s.super(t, "").QueryRow(`SELECT authentication_string FROM mysql.user WHERE User = ? LIMIT 1`, s.Admin.Username).Scan(&stored); err != nil {
 					t.Fatal(err)

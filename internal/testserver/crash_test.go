@@ -14,11 +14,14 @@ import (
 // answering), Restart brings it back on the same port with its data, and
 // the statement log still works.
 func TestCrashRestart(t *testing.T) {
-	for _, engine := range engines {
-		t.Run(engine, func(t *testing.T) {
+	for _, kind := range testserver.Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			if !testserver.EngineSelected(kind) {
+				t.Skipf("%s leaves out %s", testserver.EnvEngines, kind)
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			srv, err := testserver.Start(ctx, engine)
+			srv, err := testserver.StartKind(ctx, kind)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,7 +47,7 @@ func TestCrashRestart(t *testing.T) {
 				t.Fatal("the restarted server has the crashed one's pid")
 			}
 			q := `SELECT count(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'crash_survivor'`
-			if engine == testserver.EnginePostgres {
+			if kind == testserver.KindPostgres {
 				q = `SELECT count(*) FROM pg_database WHERE datname = 'crash_survivor'`
 			}
 			var n int

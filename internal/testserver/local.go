@@ -33,6 +33,9 @@ const (
 )
 
 func startLocal(ctx context.Context, engine string, o startOptions) (*Server, error) {
+	if engine == EngineMySQL && o.mysql {
+		return startLocalMySQL(ctx, o)
+	}
 	if engine == EngineMySQL {
 		return startLocalMariaDB(ctx, o)
 	}
@@ -50,10 +53,11 @@ type localInstance struct {
 	exited chan struct{} // closed once cmd has been waited for
 }
 
-// newLocalInstance makes the temp dir and starts its watchdog first, so that
-// even a crash during initialisation leaves nothing behind.
-func newLocalInstance(prefix string, cred *syscall.Credential, stopSig syscall.Signal) (*localInstance, error) {
-	dir, err := os.MkdirTemp("", "tenantdb-"+prefix+"-")
+// newLocalInstance makes the temp dir (in parent; "" = the system's temp
+// dir) and starts its watchdog first, so that even a crash during
+// initialisation leaves nothing behind.
+func newLocalInstance(parent, prefix string, cred *syscall.Credential, stopSig syscall.Signal) (*localInstance, error) {
+	dir, err := os.MkdirTemp(parent, "tenantdb-"+prefix+"-")
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 	// Stop is SIGKILL: a clean MariaDB shutdown takes seconds (buffer pool
 	// dump, InnoDB shutdown) and the data is thrown away anyway; mariadbd is
 	// a single process, so nothing is left behind.
-	li, err := newLocalInstance("mariadb", nil, syscall.SIGKILL)
+	li, err := newLocalInstance("", "mariadb", nil, syscall.SIGKILL)
 	if err != nil {
 		return nil, err
 	}
@@ -117,25 +117,9 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 		return nil, err
 	}
 
-	rootConnector, err := mysql.NewConnector(rootSocketConfig(socket))
-	if err != nil {
-		return nil, err
-	}
 	logPath := li.path("error.log")
-	mariaReady := func(ctx context.Context) error {
-		conn, err := rootConnector.Connect(ctx)
-		if err != nil {
-			return err
-		}
-		return conn.Close()
-	}
-	var port, attempts int
-	var args []string
-	for attempt := 1; ; attempt++ {
-		if port, err = pickPort(attempt); err != nil {
-			return nil, err
-		}
-		args = []string{
+	serverArgs := func(port int) []string {
+		args := []string{
 			"--no-defaults",
 			"--datadir=" + dataDir,
 			"--tmpdir=" + tmpDir,
@@ -172,10 +156,41 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 		if os.Geteuid() == 0 {
 			args = append(args, "--user=root")
 		}
-		if err = li.startServer(logPath, mariadbd, args...); err != nil {
+		return args
+	}
+	return startMySQLProtocol(ctx, li, FlavorMariaDB, socket, logPath, certs.caPEM, mariadbd, serverArgs)
+}
+
+// startMySQLProtocol starts a MariaDB or MySQL server (name, with
+// serverArgs(port)) on a free port, retrying on a new one when the chosen
+// port was taken, waits until root answers on the socket, creates the
+// Super and Admin logins and describes the server. The caller's instance
+// already holds an initialised data dir.
+func startMySQLProtocol(ctx context.Context, li *localInstance, flavor, socket, logPath string, caPEM []byte,
+	name string, serverArgs func(port int) []string,
+) (*Server, error) {
+	rootConnector, err := mysql.NewConnector(rootSocketConfig(socket))
+	if err != nil {
+		return nil, err
+	}
+	ready := func(ctx context.Context) error {
+		conn, err := rootConnector.Connect(ctx)
+		if err != nil {
+			return err
+		}
+		return conn.Close()
+	}
+	var port, attempts int
+	var args []string
+	for attempt := 1; ; attempt++ {
+		if port, err = pickPort(attempt); err != nil {
 			return nil, err
 		}
-		err = waitFor(ctx, readyTimeout, li.exited, mariaReady)
+		args = serverArgs(port)
+		if err = li.startServer(logPath, name, args...); err != nil {
+			return nil, err
+		}
+		err = waitFor(ctx, readyTimeout, li.exited, ready)
 		if err == nil {
 			attempts = attempt
 			break
@@ -184,16 +199,16 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 		if attempt < bindAttempts && isBindFailure(logPath, port) {
 			continue
 		}
-		return nil, fmt.Errorf("mariadbd on port %d: %w%s", port, err, logTail(logPath))
+		return nil, fmt.Errorf("%s on port %d: %w%s", flavor, port, err, logTail(logPath))
 	}
 
 	super := Login{Username: SuperUsername, Password: randomPassword()}
 	admin := Login{Username: AdminUsername, Password: randomPassword()}
-	if err := setupMariaDBLogins(ctx, socket, super, admin); err != nil {
+	if err := setupSocketLogins(ctx, socket, flavor, super, admin); err != nil {
 		return nil, fmt.Errorf("set up logins: %w%s", err, logTail(logPath))
 	}
 
-	s, err := newLocalServer(EngineMySQL, FlavorMariaDB, port, certs.caPEM, li, attempts, super, admin)
+	s, err := newLocalServer(EngineMySQL, flavor, port, caPEM, li, attempts, super, admin)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +216,7 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 		return openMySQL(mysqlTCPConfig(s.Host, s.Port, login, database, s.tlsConf))
 	}
 	s.stopBackend = func() error { return li.destroy(5 * time.Second) }
-	s.restartable(li, func() error { return li.startServer(logPath, mariadbd, args...) }, mariaReady)
+	s.restartable(li, func() error { return li.startServer(logPath, name, args...) }, ready)
 	if err := finishSetup(ctx, s); err != nil {
 		return nil, fmt.Errorf("%w%s", err, logTail(logPath))
 	}
@@ -219,11 +234,11 @@ func rootSocketConfig(socket string) *mysql.Config {
 	return cfg
 }
 
-// setupMariaDBLogins runs, as root over the socket and not logged: removal of
+// setupSocketLogins runs, as root over the socket and not logged: removal of
 // the accounts that would let anyone on the machine in without a password
 // over TCP (root@127.0.0.1, root@::1, root@<hostname>, anonymous users), then
-// the creation of Super and Admin.
-func setupMariaDBLogins(ctx context.Context, socket string, super, admin Login) error {
+// the creation of Super and Admin (MariaDB or MySQL, as flavor says).
+func setupSocketLogins(ctx context.Context, socket, flavor string, super, admin Login) error {
 	cfg := rootSocketConfig(socket)
 	// Keep this session out of the general log: it sets the Super and Admin
 	// passwords, and nothing a test asks about happens here.
@@ -253,7 +268,7 @@ func setupMariaDBLogins(ctx context.Context, socket string, super, admin Login) 
 	if err := execAll(ctx, db, drops); err != nil {
 		return err
 	}
-	return setupLogins(ctx, db, EngineMySQL, FlavorMariaDB, super, admin)
+	return setupLogins(ctx, db, EngineMySQL, flavor, super, admin)
 }
 
 // finishSetup checks the server the way tests will use it (superuser over

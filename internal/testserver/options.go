@@ -36,9 +36,20 @@ func WithPostgresBinDir(dir string) Option {
 	return func(o *startOptions) { o.postgresBinDir = dir }
 }
 
+// WithMySQL serves engine "mysql" with MySQL (9.7, from the Debian root
+// of scripts/mysql-root.sh, see local_mysql.go) rather than MariaDB, the
+// default server of that engine. Engine "mysql" and the local backend only
+// (in auto mode the local backend is chosen for it): Start and Shared fail
+// with an error otherwise. Most tests name a server by its kind instead
+// (Kinds, SharedKind).
+func WithMySQL() Option {
+	return func(o *startOptions) { o.mysql = true }
+}
+
 type startOptions struct {
 	lowerCaseTableNames bool
 	postgresBinDir      string
+	mysql               bool // engine "mysql" served by MySQL, not MariaDB
 }
 
 func newStartOptions(opts []Option) startOptions {
@@ -56,6 +67,9 @@ func (o startOptions) check(engine string) error {
 	if o.lowerCaseTableNames && engine != EngineMySQL {
 		return fmt.Errorf("testserver: WithLowerCaseTableNames is a MariaDB/MySQL setting; engine %q has no such server", engine)
 	}
+	if o.mysql && engine != EngineMySQL {
+		return fmt.Errorf("testserver: WithMySQL serves engine %q; engine %q has no such server", EngineMySQL, engine)
+	}
 	if o.postgresBinDir != "" && engine != EnginePostgres {
 		return fmt.Errorf("testserver: WithPostgresBinDir is a PostgreSQL setting; engine %q has no such server", engine)
 	}
@@ -66,12 +80,15 @@ func (o startOptions) check(engine string) error {
 // starts lower_case_table_names=1 servers too; a dsn server is already
 // initialised as it is.
 func (o startOptions) needsLocal(backend string) bool {
-	return o.postgresBinDir != "" || (o.lowerCaseTableNames && backend == BackendDSN)
+	return o.postgresBinDir != "" || o.mysql || (o.lowerCaseTableNames && backend == BackendDSN)
 }
 
 // String describes the options for messages ("with default settings" when none).
 func (o startOptions) String() string {
 	var parts []string
+	if o.mysql {
+		parts = append(parts, "MySQL")
+	}
 	if o.lowerCaseTableNames {
 		parts = append(parts, "lower_case_table_names=1")
 	}

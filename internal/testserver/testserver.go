@@ -109,13 +109,13 @@ func Start(ctx context.Context, engine string, opts ...Option) (*Server, error) 
 	if err := o.check(engine); err != nil {
 		return nil, err
 	}
-	backend, err := chooseBackend(engine)
+	backend, err := chooseBackend(engine, o)
 	if err != nil {
 		return nil, err
 	}
 	if o.needsLocal(backend) && backend != BackendLocal {
 		which := "only the local backend"
-		if o.postgresBinDir == "" {
+		if o.postgresBinDir == "" && !o.mysql {
 			which = "only the local backend or docker"
 		}
 		return nil, fmt.Errorf("testserver: %s %s: %s can start such a server, and %s chose the %s backend "+
@@ -342,14 +342,16 @@ func untrack(s *Server) {
 // start is not retried: every later caller fails with the same error. The
 // test binary's TestMain must use RunMain, which stops the servers.
 //
-// The one skip: when TENANTDB_TEST_ENGINES is set and leaves the engine out
-// (EngineSelected), Shared skips the test, saying so, and starts nothing.
+// The one skip: when TENANTDB_TEST_ENGINES is set and leaves the server's
+// kind out (EngineSelected: "mariadb" for Shared(t, "mysql"), "mysql" for
+// Shared(t, "mysql", WithMySQL()), "postgres"), Shared skips the test,
+// saying so, and starts nothing.
 func Shared(t testing.TB, engine string, opts ...Option) *Server {
 	t.Helper()
-	if !EngineSelected(engine) {
-		t.Skipf("testserver: %s=%q leaves out engine %q", EnvEngines, os.Getenv(EnvEngines), engine)
-	}
 	o := newStartOptions(opts)
+	if kind := kindOf(engine, o); !EngineSelected(kind) {
+		t.Skipf("testserver: %s=%q leaves out the %s server", EnvEngines, os.Getenv(EnvEngines), kind)
+	}
 	key := engine + o.suffix()
 	if !runMainActive.Load() {
 		t.Fatalf("testserver.Shared(%q): TestMain must call testserver.RunMain so that shared servers are stopped: "+
@@ -371,6 +373,25 @@ func Shared(t testing.TB, engine string, opts ...Option) *Server {
 		t.Fatalf("%v", e.err)
 	}
 	return e.srv
+}
+
+// StartKind is Start for a server kind ("mariadb", "mysql" or "postgres",
+// see Kinds), with more options.
+func StartKind(ctx context.Context, kind string, opts ...Option) (*Server, error) {
+	engine, opt := KindServer(kind)
+	return Start(ctx, engine, append([]Option{opt}, opts...)...)
+}
+
+// Kind is the server's kind: "mariadb", "mysql" (MySQL) or "postgres". A
+// dsn server is the kind it was asked for, whatever it turned out to be.
+func (s *Server) Kind() string { return kindOf(s.Engine, s.opts) }
+
+// SharedKind is Shared for a server kind ("mariadb", "mysql" or
+// "postgres", see Kinds), with more options (e.g. WithLowerCaseTableNames).
+func SharedKind(t testing.TB, kind string, opts ...Option) *Server {
+	t.Helper()
+	engine, opt := KindServer(kind)
+	return Shared(t, engine, append([]Option{opt}, opts...)...)
 }
 
 // RunMain wraps testing.M: it runs the tests, then stops every server still

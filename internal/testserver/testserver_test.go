@@ -498,7 +498,11 @@ func TestHelperProcess(t *testing.T) {
 // (Shared skips by itself) when TENANTDB_TEST_ENGINES leaves engine out.
 func skipUnselected(t *testing.T, engine string) {
 	t.Helper()
-	if !testserver.EngineSelected(engine) {
+	kind := engine // Start(ctx, "mysql") starts MariaDB, kind "mariadb"
+	if engine == testserver.EngineMySQL {
+		kind = testserver.KindMariaDB
+	}
+	if !testserver.EngineSelected(kind) {
 		t.Skipf("%s=%q leaves out engine %q", testserver.EnvEngines, os.Getenv(testserver.EnvEngines), engine)
 	}
 }
