@@ -387,7 +387,7 @@ type pgGrant struct {
 }
 
 func (g pgGrant) ownerName(s *Server, db ddl.DatabaseName) (ddl.Username, error) {
-	u, err := ddl.NewUsername(s.spec.Engine, g.owner)
+	u, err := ddl.CatalogOwner(g.owner) // the admin's name need not match the owner pattern
 	if err != nil {
 		return ddl.Username{}, fmt.Errorf("%s: database %q is owned by role %q, whose name tenantdb cannot manage: %w",
 			s.spec.describe(), db, g.owner, err)

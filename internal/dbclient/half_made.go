@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -24,7 +25,8 @@ import (
 // over from ("" for a create).
 func (s *Server) ownerMark(ctx context.Context, db ddl.DatabaseName, fromRole string) (ddl.OwnerMark, error) {
 	if s.info.Flavor != ddl.FlavorPostgres {
-		return ddl.OwnerMark{}, nil
+		// No mark on the login, but refusals still name the database.
+		return ddl.OwnerMark{Database: db}, nil
 	}
 	d, err := s.databaseDirect(ctx, db)
 	if err != nil || d == nil {
@@ -58,27 +60,32 @@ func (s *Server) roleMark(ctx context.Context, user string) (mark ddl.OwnerMark,
 }
 
 // finishHalfMade finishes plan for a login whose CREATE failed because it
-// exists: when the login's mark is exactly want (this database, this
-// database's identity, the same login taken over from), it is this
-// resource's own half-made work: its password is set again and the rest of
-// plan runs (every statement after the claim is idempotent). Otherwise it
-// is someone else's: PreExistingOwnerUser, nothing changed.
-func (s *Server) finishHalfMade(ctx context.Context, user ddl.Username, want ddl.OwnerMark, pw ddl.Password, plan ddl.Plan) error {
+// exists, when its mark proves it this resource's own half-made work:
+//
+//   - an open mark of exactly want (this database, this database's
+//     identity, the same login taken over from): an apply killed between
+//     the CREATE and the plan's last statement;
+//   - on a rotation, a mark (open or done) naming as the login it took
+//     over from rotatedFrom, the OID of the login this resource's state
+//     records: the claim that made it is this resource's rotation.
+//
+// Its password is set again and the rest of plan runs (every statement
+// after the claim is idempotent, the last marks it done). A done mark of
+// anyone else's claim is a working owner (ErrFinishedOwnerExists);
+// anything else is PreExistingOwnerUser. Either way nothing is changed.
+func (s *Server) finishHalfMade(ctx context.Context, user ddl.Username, want ddl.OwnerMark, rotatedFrom string, pw ddl.Password, plan ddl.Plan) error {
 	got, ok, err := s.roleMark(ctx, user.String())
 	if err != nil {
 		return err
 	}
-	if !ok || want.DBIdentity == "" || got.Database != want.Database || got.DBIdentity != want.DBIdentity {
+	sameDB := ok && want.DBIdentity != "" && got.Database == want.Database && got.DBIdentity == want.DBIdentity
+	ours := sameDB && ((!got.Finished && got.FromRole == want.FromRole) || (rotatedFrom != "" && got.FromRole == rotatedFrom))
+	switch {
+	case ours:
+	case ok && got.Finished:
+		return ddl.ErrFinishedOwnerExists(s.spec.Name, want.Database, user, got.Database)
+	default:
 		return ddl.ErrPreExistingOwnerUser(s.spec.Name, s.spec.Engine, want.Database, user)
-	}
-	if got.FromRole != want.FromRole {
-		finished, err := s.rotationFinished(ctx, got, want)
-		if err != nil {
-			return err
-		}
-		if !finished {
-			return ddl.ErrPreExistingOwnerUser(s.spec.Name, s.spec.Engine, want.Database, user)
-		}
 	}
 	finish := s.dialect().SetPassword(user, pw, false)
 	finish.Statements = append(finish.Statements, plan.Tail(1).Statements...)
@@ -86,14 +93,26 @@ func (s *Server) finishHalfMade(ctx context.Context, user ddl.Username, want ddl
 	return s.exec(ctx, finish)
 }
 
+// rotatedFrom is the OID of a login this resource recorded (its identity
+// in state) when that identity is of this server: the FromRole the mark
+// of a login made by this resource's rotation from it carries.
+func (s *Server) rotatedFrom(ctx context.Context, recorded Identity) (string, error) {
+	if s.info.Flavor != ddl.FlavorPostgres || recorded == "" {
+		return "", nil
+	}
+	sid, err := s.serverID(ctx)
+	if err != nil || !strings.HasPrefix(string(recorded), "pg:"+sid+":") {
+		return "", err
+	}
+	return roleOID(recorded), nil
+}
+
 // rotationFinished: got is the mark of a login a rotation made, and the
-// rotation ran to its end (the login it took over from is dropped) before
-// Terraform was killed, so state still names the old login. The next apply
-// no longer finds that login and asks for this one afresh (want has no
-// predecessor). The mark names this database, and the predecessor is gone,
-// so no one else can hold this claim: the login is this resource's own.
-func (s *Server) rotationFinished(ctx context.Context, got, want ddl.OwnerMark) (bool, error) {
-	if want.FromRole != "" || got.FromRole == "" {
+// rotation ran to its end (the login it took over from is dropped). It
+// is no one's to adopt by a create (see ErrFinishedOwnerExists); it
+// explains an OwnerConflict (ErrOwnerConflictRotated).
+func (s *Server) rotationFinished(ctx context.Context, got ddl.OwnerMark) (bool, error) {
+	if got.FromRole == "" {
 		return false, nil
 	}
 	var n int
@@ -118,7 +137,7 @@ func (s *Server) finishedRotationOwner(ctx context.Context, db ddl.DatabaseName,
 	if err != nil || got.Database != want.Database || got.DBIdentity != want.DBIdentity {
 		return nil, err
 	}
-	finished, err := s.rotationFinished(ctx, got, want)
+	finished, err := s.rotationFinished(ctx, got)
 	if err != nil || !finished {
 		return nil, err
 	}
@@ -172,7 +191,7 @@ func (s *Server) undoHalfMadeRotation(ctx context.Context, db ddl.DatabaseName, 
 		return err
 	}
 	want, err := s.ownerMark(ctx, db, roleOID(ownerID))
-	if err != nil || mark != want {
+	if err != nil || !mark.SameClaim(want) {
 		return err
 	}
 	taker, err := ddl.NewUsername(s.spec.Engine, d.Owner)
@@ -188,4 +207,64 @@ func roleOID(id Identity) string {
 		return ""
 	}
 	return string(id)[strings.LastIndex(string(id), ":")+1:]
+}
+
+// RotationSuccessor finds, in a refresh, the login that a username rotation
+// of this resource made and finished while its recorded login (recorded)
+// is gone: Terraform was killed after the rotation dropped the old login
+// and before it saved state. It is the owner of db, and its mark names db
+// (by name and identity) and, as the login it took over from, the
+// recorded login's OID: the claim that made it is this resource's. nil when
+// there is none. Reads the refresh snapshots only.
+func (s *Server) RotationSuccessor(ctx context.Context, db ddl.DatabaseName, recorded Identity) (*ddl.Username, error) {
+	from, err := s.rotatedFrom(ctx, recorded)
+	if err != nil || from == "" {
+		return nil, err
+	}
+	d, err := s.Database(ctx, db)
+	if err != nil || d == nil {
+		return nil, err
+	}
+	dbID, err := s.identityOf(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	marks, _ := s.snapshotMarks()
+	m, ok := marks[d.Owner]
+	if !ok || m.FromRole != from || m.Database != db || m.DBIdentity != string(dbID) {
+		return nil, nil
+	}
+	u, err := ddl.NewUsername(s.spec.Engine, d.Owner)
+	if err != nil {
+		return nil, nil //nolint:nilerr // not a name tenantdb makes: not ours
+	}
+	return &u, nil
+}
+
+// requireMarkedDatabase refuses (IdentityMismatch) to hand db to user, or
+// to hand it on from user, when user's mark records another database of
+// that name: the one it was made to own was dropped and re-created (by a
+// superuser, or the address leads to another server). The mark is the
+// record: the admin writes it, the tenant cannot. A login without a mark
+// for db (imported, or made before marks existed) has no record to check:
+// the documented window.
+func (s *Server) requireMarkedDatabase(ctx context.Context, db ddl.DatabaseName, user ddl.Username) error {
+	if s.info.Flavor != ddl.FlavorPostgres {
+		return nil
+	}
+	mark, ok, err := s.roleMark(ctx, user.String())
+	if err != nil || !ok || mark.Database != db {
+		return err
+	}
+	d, err := s.databaseDirect(ctx, db)
+	if err != nil || d == nil {
+		return err
+	}
+	id, err := s.identityOf(ctx, d)
+	if err != nil || string(id) == mark.DBIdentity {
+		return err
+	}
+	return ddl.ErrIdentityMismatch(s.spec.Name, db, fmt.Sprintf("Login %q was made to own database %q with identity %s "+
+		"(its mark records it); the database of that name now has identity %s: %s Ownership was not handed over.",
+		user, db, mark.DBIdentity, id, mismatchWhy(Compare(Identity(mark.DBIdentity), id))))
 }

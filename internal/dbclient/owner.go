@@ -243,6 +243,7 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		if err != nil {
 			return err
 		}
+		plan = ddl.FinishOwnerMark(s.dialect(), plan, user, mark)
 		err = fault(faultOwnerClaimLostBefore, user.String())
 		if err != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], err)
@@ -255,7 +256,7 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		if isUserExists(err) {
 			// An earlier apply of this resource, killed after its CREATE,
 			// left the login: finish it when its mark proves it ours.
-			if err = s.finishHalfMade(ctx, user, mark, pw, plan); err != nil {
+			if err = s.finishHalfMade(ctx, user, mark, "", pw, plan); err != nil {
 				return err
 			}
 		}
@@ -357,6 +358,9 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 				return err
 			}
 			if err := s.checkOwnerConflict(ctx, db, user); err != nil {
+				return err
+			}
+			if err := s.requireMarkedDatabase(ctx, db, user); err != nil {
 				return err
 			}
 			if err := s.requireAdministers(ctx, user); err != nil {

@@ -36,6 +36,14 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 		from := ""
 		if takeOver {
 			from = roleOID(oldCheck.Identity)
+			// The old login hands on only the database it was made to own.
+			if err := s.requireMarkedDatabase(ctx, db, old); err != nil {
+				return err
+			}
+		}
+		rotatedFrom, err := s.rotatedFrom(ctx, recordedOld)
+		if err != nil {
+			return err
 		}
 		mark, err := s.ownerMark(ctx, db, from)
 		if err != nil {
@@ -45,14 +53,14 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 		if err != nil {
 			return err
 		}
-		handover = ddl.MarkOwnerLogin(s.dialect(), handover, new, mark)
+		handover = ddl.FinishOwnerMark(s.dialect(), ddl.MarkOwnerLogin(s.dialect(), handover, new, mark), new, mark)
 		if err := s.exec(ctx, handover); err != nil {
 			if !isUserExists(err) {
 				return err
 			}
 			// An earlier apply of this rotation, killed after its CREATE,
 			// left the new login: finish it when its mark proves it ours.
-			if err := s.finishHalfMade(ctx, new, mark, pw, handover); err != nil {
+			if err := s.finishHalfMade(ctx, new, mark, rotatedFrom, pw, handover); err != nil {
 				return err
 			}
 		}
@@ -101,7 +109,10 @@ func (s *Server) readNewIdentity(ctx context.Context, user ddl.Username) (Identi
 // of the admin's default privileges in db (PostgreSQL): a tenant grant made
 // before the owner existed gave its default privileges FOR ROLE the admin,
 // the database's owner then; they follow the database to its new owner,
-// and the admin keeps none. Read and rendered before any statement runs.
+// and the admin keeps none of them. Only those move: per-schema table
+// entries of roles holding CONNECT on db (what a grant makes); what the
+// admin set for anyone else stays the admin's. Read and rendered before
+// any statement runs.
 func (s *Server) withAdminDefaultsHandedTo(ctx context.Context, db ddl.DatabaseName, owner ddl.Username, plan ddl.Plan) (ddl.Plan, error) {
 	if s.info.Flavor != ddl.FlavorPostgres || s.isFresh(db) {
 		return plan, nil
@@ -113,6 +124,13 @@ func (s *Server) withAdminDefaultsHandedTo(ctx context.Context, db ddl.DatabaseN
 	acls, err := s.defaultACLs(ctx, db, s.spec.Username)
 	if err != nil || acls.Empty() {
 		return plan, err
+	}
+	grantees, err := s.connectGrantees(ctx, db)
+	if err != nil {
+		return ddl.Plan{}, err
+	}
+	if acls = acls.MadeByGrants(func(r ddl.RoleName) bool { return grantees[r.String()] }); acls.Empty() {
+		return plan, nil
 	}
 	return plan.Append(ddl.CarryDefaultPrivileges(db, owner.Role(), acls)).Append(ddl.ClearDefaultPrivileges(db, admin, acls)), nil
 }
@@ -137,5 +155,5 @@ func (s *Server) withDefaultsHandedToAdmin(ctx context.Context, db ddl.DatabaseN
 	if err != nil {
 		return ddl.Plan{}, err
 	}
-	return ddl.CarryDefaultPrivileges(db, admin, acls).Append(drop), nil
+	return ddl.CarryDefaultPrivileges(db, admin, acls.WithoutSelf()).Append(drop), nil
 }

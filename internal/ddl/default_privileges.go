@@ -4,6 +4,7 @@ package ddl
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -54,6 +55,16 @@ func NewRoleName(s string) (RoleName, error) {
 	return RoleName{s}, nil
 }
 
+// CatalogOwner is a PostgreSQL database owner read from the catalog, as
+// the Username a grant renders FOR ROLE (always quoted): any name the
+// server can hold. The owner username pattern is for logins tenantdb
+// creates; the owner of a database may be the admin, whose name (e.g.
+// "adm@srv", or longer than 32 characters) need not match it.
+func CatalogOwner(name string) (Username, error) {
+	r, err := NewRoleName(name)
+	return Username(r), err
+}
+
 // Role is a Username as a RoleName.
 func (u Username) Role() RoleName { return RoleName(u) }
 
@@ -86,6 +97,10 @@ type DefaultACLRow struct {
 	Grantee   string // "" for PUBLIC
 	Self      bool   // the grantee is the role itself (its own rights)
 	Privilege string
+	// SelfRevoked: a right the role's built-in default gives it on its own
+	// objects that its database-wide entry lacks (the role ran ALTER
+	// DEFAULT PRIVILEGES ... REVOKE ... FROM itself). Schema is "".
+	SelfRevoked bool
 }
 
 // DefaultACL is one handed-over default privilege: what Grantee gets on
@@ -103,10 +118,39 @@ type DefaultACLs struct {
 	// PublicRevoked lists the kinds whose built-in PUBLIC default (EXECUTE
 	// on functions, USAGE on types) the role revoked database-wide.
 	PublicRevoked []byte
+	// SelfRevoked are the rights the role took from itself on what it
+	// creates later (database-wide, one entry per kind, Grantee zero): a
+	// tenant restricting its own login; the next owner gets the same
+	// restriction.
+	SelfRevoked []DefaultACL
 }
 
 // Empty reports whether there is nothing to hand over.
-func (a DefaultACLs) Empty() bool { return len(a.Grants) == 0 && len(a.PublicRevoked) == 0 }
+func (a DefaultACLs) Empty() bool {
+	return len(a.Grants) == 0 && len(a.PublicRevoked) == 0 && len(a.SelfRevoked) == 0
+}
+
+// MadeByGrants keeps only what a tenantdb_tenant_grant makes: default
+// privileges on tables, per schema, to a grantee for which isGrantee is
+// true (one holding CONNECT on the database, which a grant gives). The
+// admin's own entries for other roles, database-wide or on other kinds,
+// and what it revoked from PUBLIC or itself are the admin's and stay.
+func (a DefaultACLs) MadeByGrants(isGrantee func(RoleName) bool) DefaultACLs {
+	var out DefaultACLs
+	for _, g := range a.Grants {
+		if g.ObjType == 'r' && g.Schema.s != "" && !g.Grantee.IsZero() && isGrantee(g.Grantee) {
+			out.Grants = append(out.Grants, g)
+		}
+	}
+	return out
+}
+
+// WithoutSelf drops the role's restrictions on itself: handed to the
+// admin (an owner dropped), they would restrict the admin's own rights.
+func (a DefaultACLs) WithoutSelf() DefaultACLs {
+	a.SelfRevoked = nil
+	return a
+}
 
 // NewDefaultACLs validates catalog rows (ordered by schema, kind, grantee)
 // into what a handover carries. Everything that could refuse is checked
@@ -121,6 +165,7 @@ func NewDefaultACLs(rows []DefaultACLRow) (DefaultACLs, error) {
 	}
 	publicKept := map[entry]bool{}
 	entries := map[entry]bool{}
+	selfRevoked := map[byte][]Privilege{}
 	for _, r := range rows {
 		kind, ok := defaultACLKinds[r.ObjType]
 		if !ok {
@@ -131,6 +176,10 @@ func NewDefaultACLs(rows []DefaultACLRow) (DefaultACLs, error) {
 		p := NormalizePrivilege(r.Privilege)
 		if !slices.Contains(kind.privileges, p) {
 			return DefaultACLs{}, fmt.Errorf("default privilege %q on %s is not known to tenantdb", printable(r.Privilege), strings.ToLower(kind.objects))
+		}
+		if r.SelfRevoked && r.Schema == "" {
+			selfRevoked[r.ObjType] = append(selfRevoked[r.ObjType], p)
+			continue
 		}
 		if r.Self {
 			continue
@@ -167,6 +216,9 @@ func NewDefaultACLs(rows []DefaultACLRow) (DefaultACLs, error) {
 		}
 	}
 	slices.Sort(out.PublicRevoked)
+	for _, k := range slices.Sorted(maps.Keys(selfRevoked)) {
+		out.SelfRevoked = append(out.SelfRevoked, DefaultACL{ObjType: k, Privileges: selfRevoked[k]})
+	}
 	return out, nil
 }
 
@@ -211,6 +263,9 @@ func renderDefaults(db DatabaseName, role RoleName, acls DefaultACLs, give bool)
 	for _, k := range acls.PublicRevoked {
 		kind := defaultACLKinds[k]
 		add(SchemaName{}, revoke, string(kind.public), kind.objects, from, "PUBLIC")
+	}
+	for _, e := range acls.SelfRevoked {
+		add(SchemaName{}, revoke, joinPrivileges(sortedUnique(e.Privileges)), defaultACLKinds[e.ObjType].objects, from, pgIdent(role.s))
 	}
 	return p
 }

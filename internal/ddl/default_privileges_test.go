@@ -48,6 +48,15 @@ func TestNewDefaultACLs(t *testing.T) {
 			rows: []DefaultACLRow{{Schema: "s", ObjType: 'f', Grantee: "", Privilege: "EXECUTE"}},
 			want: `ALTER DEFAULT PRIVILEGES FOR ROLE "new" IN SCHEMA "s" GRANT EXECUTE ON FUNCTIONS TO PUBLIC`,
 		},
+		{
+			name: "the owner's own restriction is carried to the next owner",
+			rows: []DefaultACLRow{
+				{ObjType: 'r', Self: true, Privilege: "SELECT"},
+				{ObjType: 'r', Self: true, SelfRevoked: true, Privilege: "INSERT"},
+				{ObjType: 'r', Self: true, SelfRevoked: true, Privilege: "DELETE"},
+			},
+			want: `ALTER DEFAULT PRIVILEGES FOR ROLE "new" REVOKE DELETE, INSERT ON TABLES FROM "new"`,
+		},
 		{name: "unknown kind", rows: []DefaultACLRow{{ObjType: 'x', Grantee: "r", Privilege: "USAGE"}}, wantErr: "object kind"},
 		{name: "unknown privilege", rows: []DefaultACLRow{{ObjType: 'f', Grantee: "r", Privilege: "SELECT"}}, wantErr: "not known"},
 		{name: "role name too long", rows: []DefaultACLRow{{ObjType: 'r', Grantee: strings.Repeat("a", 64), Privilege: "SELECT"}}, wantErr: "InvalidIdentifier"},
@@ -74,5 +83,30 @@ func TestNewDefaultACLs(t *testing.T) {
 				t.Errorf("carry (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestDefaultACLsMadeByGrants: an owner's create takes from the admin only
+// what tenant grants made (per-schema table entries of grantees); the
+// admin's entries for other roles and its restrictions stay the admin's.
+func TestDefaultACLsMadeByGrants(t *testing.T) {
+	t.Parallel()
+	acls, err := NewDefaultACLs([]DefaultACLRow{
+		{ObjType: 'r', Grantee: "otherapp", Privilege: "SELECT"},             // database-wide: the admin's
+		{ObjType: 'r', Self: true, SelfRevoked: true, Privilege: "TRUNCATE"}, // the admin's own restriction
+		{Schema: "public", ObjType: 'S', Grantee: "reader", Privilege: "USAGE"},
+		{Schema: "public", ObjType: 'r', Grantee: "otherapp", Privilege: "SELECT"}, // not a grantee of this database
+		{Schema: "public", ObjType: 'r', Grantee: "reader", Privilege: "SELECT"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := acls.MadeByGrants(func(r RoleName) bool { return r.String() == "reader" })
+	want := DefaultACLs{Grants: []DefaultACL{{Schema: SchemaName{"public"}, ObjType: 'r', Grantee: RoleName{"reader"}, Privileges: []Privilege{"SELECT"}}}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(SchemaName{}, RoleName{})); diff != "" {
+		t.Errorf("MadeByGrants (-want +got):\n%s", diff)
+	}
+	if w := acls.WithoutSelf(); len(w.SelfRevoked) != 0 || len(acls.SelfRevoked) != 1 {
+		t.Errorf("WithoutSelf: %+v (from %+v)", w.SelfRevoked, acls.SelfRevoked)
 	}
 }

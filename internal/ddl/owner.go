@@ -129,3 +129,19 @@ func ErrRoleNotAdministered(server string, admin AdminAccount, role Username, ve
 		"Run as a superuser:\n  GRANT "+pgIdent(role.s)+" TO "+pgIdent(admin.User)+" WITH ADMIN OPTION;\nthen apply again. "+
 			"(Roles the admin creates itself need nothing: PostgreSQL 16+ gives it ADMIN OPTION on them.)")
 }
+
+// ErrRotationToPendingLogin: a username rotation back to a login this
+// resource rotated out earlier and has not managed to drop yet
+// (previous_username). A rotation always creates its new login, so the
+// old one must be gone first; its drop was retried and failed again (why).
+func ErrRotationToPendingLogin(server string, db DatabaseName, user, current Username, why string) *Error {
+	return refuse(PreExistingOwnerUser, fmt.Sprintf("login %q on server %q", user.s, server),
+		fmt.Sprintf("Login %q is this resource's own earlier owner login of database %q: a username rotation moved "+
+			"the database to %q and left %q waiting to be dropped (previous_username). Going back to it is a new "+
+			"rotation, which creates the login afresh, so the old one must be gone first; its drop was retried just "+
+			"now and failed again:\n\n%s\n\nNothing was changed: %q still owns the database.", user.s, db, current.s, user.s, why, current.s),
+		fmt.Sprintf("Fix what keeps %q from being dropped (above; on PostgreSQL usually objects it owns or privileges it "+
+			"holds in another database: REASSIGN OWNED BY %s TO <someone>; DROP OWNED BY %s; in that database), then "+
+			"apply again; or keep username = %q until an apply has dropped it (every apply retries the drop).",
+			user.s, pgIdent(user.s), pgIdent(user.s), current.s))
+}

@@ -3,7 +3,9 @@
 package ddl
 
 import (
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -16,7 +18,18 @@ import (
 // from. The next apply of the same resource reads it to prove the login is
 // its own half-made work, and finishes it (or, going back to the old
 // login, undoes it). A login without the mark, or with another database's,
-// is never adopted. MySQL/MariaDB accounts carry no such mark that this
+// is never adopted.
+//
+// A mark adopts only unfinished work. The mark says "open" from the CREATE
+// ROLE on, and "done" once the create (or the rotation's handover) has run
+// its last statement: the plan's final statement rewrites it. A create that
+// finds a login whose mark is done refuses it (PreExistingOwnerUser),
+// whatever database it names: it is a working owner, maybe another
+// configuration's, and a mark cannot tell one configuration from another.
+// A rotation may finish a done mark only when the mark names, as the login
+// it took over from, the login this resource's state records (its OID):
+// that is the claim that made it. Marks written before the status existed
+// read as done: an owner made by an earlier version is never adopted. MySQL/MariaDB accounts carry no such mark that this
 // provider can rely on (see the docs' "Interrupted applies"); there the
 // refusal names the exact recovery.
 
@@ -25,9 +38,10 @@ type OwnerMark struct {
 	Database   DatabaseName
 	DBIdentity string // the tenant database's identity (dbclient Identity)
 	FromRole   string // a rotation: the OID of the login it takes over from; "" for a create
+	Finished   bool   // the create or handover ran to its end (status=done, or a mark without status)
 }
 
-var ownerMarkPattern = regexp.MustCompile(`^tenantdb owner of ([A-Za-z0-9_]{1,64}) db=([A-Za-z0-9:._-]{1,200})(?: from=([0-9]{1,10}))?$`)
+var ownerMarkPattern = regexp.MustCompile(`^tenantdb owner of ([A-Za-z0-9_]{1,64}) db=([A-Za-z0-9:._-]{1,200})(?: from=([0-9]{1,10}))?(?: status=(open|done))?$`)
 
 // Text is the comment stored on the role.
 func (m OwnerMark) Text() string {
@@ -35,7 +49,16 @@ func (m OwnerMark) Text() string {
 	if m.FromRole != "" {
 		s += " from=" + m.FromRole
 	}
-	return s
+	if m.Finished {
+		return s + " status=done"
+	}
+	return s + " status=open"
+}
+
+// SameClaim reports whether two marks name the same claim (database, its
+// identity, the login taken over from), finished or not.
+func (m OwnerMark) SameClaim(o OwnerMark) bool {
+	return m.Database == o.Database && m.DBIdentity == o.DBIdentity && m.FromRole == o.FromRole
 }
 
 // ParseOwnerMark reads a role comment; ok is false for anything that is not
@@ -49,7 +72,24 @@ func ParseOwnerMark(comment string) (OwnerMark, bool) {
 	if err != nil {
 		return OwnerMark{}, false
 	}
-	return OwnerMark{Database: db, DBIdentity: g[2], FromRole: g[3]}, true
+	return OwnerMark{Database: db, DBIdentity: g[2], FromRole: g[3], Finished: g[4] != "open"}, true
+}
+
+// FinishOwnerMark appends to a PostgreSQL owner plan (a create, or a
+// rotation's handover) the statement that marks the login done: it runs
+// last, so a done mark means every statement before it ran. Other
+// engines, or a mark without a database identity, leave the plan as it is.
+func FinishOwnerMark(d Dialect, p Plan, owner Username, mark OwnerMark) Plan {
+	mark.Finished = true
+	if d.Info().Flavor != FlavorPostgres || mark.DBIdentity == "" || !ownerMarkPattern.MatchString(mark.Text()) {
+		return p
+	}
+	p.Statements = append(slices.Clone(p.Statements), commentOnRole(owner, mark).done())
+	return p
+}
+
+func commentOnRole(owner Username, mark OwnerMark) *stmt {
+	return sql("COMMENT ON ROLE ", pgIdent(owner.s), " IS ", pgLiteral(mark.Text()))
 }
 
 // MarkOwnerLogin makes a PostgreSQL owner plan's CREATE ROLE carry mark:
@@ -67,4 +107,25 @@ func MarkOwnerLogin(d Dialect, p Plan, owner Username, mark OwnerMark) Plan {
 	first.redacted += suffix
 	p.Statements = append([]Statement{first}, p.Statements[1:]...)
 	return p
+}
+
+// ErrFinishedOwnerExists: a create (or a rotation to a new name) found a
+// login whose mark says a tenantdb_tenant_owner finished making it, as
+// the owner of database of. It is a working owner: another
+// configuration's (or another resource's), or this resource's own whose
+// apply was interrupted after the create finished. A mark cannot tell
+// configurations apart, so it is never taken over; the one recovery is the
+// import block (no DROP: the login owns a tenant database).
+func ErrFinishedOwnerExists(server string, db DatabaseName, user Username, of DatabaseName) *Error {
+	return refuse(PreExistingOwnerUser, fmt.Sprintf("login %q on server %q", user, server),
+		fmt.Sprintf("The login already exists, and its mark says a tenantdb_tenant_owner finished creating it as the "+
+			"owner of database %q: it is a working owner, managed by another configuration or resource, or made by an "+
+			"apply of this resource that was interrupted after the create finished (Terraform saves state only when an "+
+			"operation returns, and nothing on the server tells one configuration from another). tenantdb takes over "+
+			"no working owner: its password was not reset and nothing was changed.", of),
+		fmt.Sprintf("Choose another username; or, if this resource is the only one that manages it, adopt it with:\n\n"+
+			"  import {\n    to = tenantdb_tenant_owner.<this resource>\n    id = jsonencode({ server = "+
+			"tenantdb_db_server.<server>.ref, database = %q, username = %q })\n  }\n\nand apply: the login's password "+
+			"is then set from password_wo, and as an imported owner (user_created = false) it stays on the server when "+
+			"this resource is destroyed.", db, user))
 }

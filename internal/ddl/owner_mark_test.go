@@ -15,13 +15,22 @@ func TestOwnerMark(t *testing.T) {
 	for _, m := range []OwnerMark{
 		{Database: db, DBIdentity: "pg:7390211239:16384"},
 		{Database: db, DBIdentity: "pg:7390211239:16384", FromRole: "16390"},
+		{Database: db, DBIdentity: "pg:7390211239:16384", Finished: true},
+		{Database: db, DBIdentity: "pg:7390211239:16384", FromRole: "16390", Finished: true},
 	} {
 		got, ok := ParseOwnerMark(m.Text())
 		if !ok || got != m {
 			t.Errorf("ParseOwnerMark(%q) = %+v, %v", m.Text(), got, ok)
 		}
 	}
-	for _, c := range []string{"", "owner of acme", "tenantdb owner of acme_1", "tenantdb owner of acme_1 db=x from=abc",
+	// A mark written before the status existed reads as done: an owner an
+	// earlier version made is never adopted by a create.
+	for _, legacy := range []string{"tenantdb owner of acme_1 db=pg:1:2", "tenantdb owner of acme_1 db=pg:1:2 from=3"} {
+		if got, ok := ParseOwnerMark(legacy); !ok || !got.Finished {
+			t.Errorf("ParseOwnerMark(%q) = %+v, %v; want a finished mark", legacy, got, ok)
+		}
+	}
+	for _, c := range []string{"", "owner of acme", "tenantdb owner of acme_1 db=pg:1:2 status=half", "tenantdb owner of acme_1", "tenantdb owner of acme_1 db=x from=abc",
 		"tenantdb owner of acme_1 db=pg:1:2 from=3 and more", "tenantdb owner of a b db=pg:1:2"} {
 		if _, ok := ParseOwnerMark(c); ok {
 			t.Errorf("ParseOwnerMark(%q) accepted a comment that is not a mark", c)
@@ -33,12 +42,23 @@ func TestOwnerMark(t *testing.T) {
 	pg := NewDialect(ServerInfo{Flavor: FlavorPostgres, Version: Version{15, 0, 0}})
 	p := MarkOwnerLogin(pg, pg.CreateOwner(db, owner, pw, PrivilegeSet{all: true}), owner, mark)
 	first := p.Statements[0].String()
-	if !strings.HasPrefix(first, `CREATE ROLE "acme_app"`) || !strings.HasSuffix(first, `; COMMENT ON ROLE "acme_app" IS 'tenantdb owner of acme_1 db=pg:1:2'`) || !p.Statements[0].Claim {
+	if !strings.HasPrefix(first, `CREATE ROLE "acme_app"`) || !strings.HasSuffix(first, `; COMMENT ON ROLE "acme_app" IS 'tenantdb owner of acme_1 db=pg:1:2 status=open'`) || !p.Statements[0].Claim {
 		t.Errorf("marked CREATE ROLE: %q", first)
+	}
+	done := FinishOwnerMark(pg, p, owner, mark)
+	if last := done.Statements[len(done.Statements)-1].String(); len(done.Statements) != len(p.Statements)+1 ||
+		last != `COMMENT ON ROLE "acme_app" IS 'tenantdb owner of acme_1 db=pg:1:2 status=done'` {
+		t.Errorf("finished plan ends with %q", last)
+	}
+	if p.Statements[len(p.Statements)-1].String() == done.Statements[len(done.Statements)-1].String() {
+		t.Errorf("FinishOwnerMark changed the plan it was given")
 	}
 	my := NewDialect(ServerInfo{Flavor: FlavorMariaDB, Version: Version{10, 11, 6}})
 	plain := my.CreateOwner(db, owner, pw, PrivilegeSet{all: true})
 	if got := MarkOwnerLogin(my, plain, owner, mark); got.String() != plain.String() {
 		t.Errorf("MariaDB plan changed by a PostgreSQL mark:\n%s", got)
+	}
+	if got := FinishOwnerMark(my, plain, owner, mark); got.String() != plain.String() {
+		t.Errorf("MariaDB plan changed by a finished PostgreSQL mark:\n%s", got)
 	}
 }

@@ -357,6 +357,12 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 		addRefreshWarning(&resp.Diagnostics, object, "Its attributes are kept as last read; it stays in state.", err)
 		return
 	}
+	if st == nil && !importing {
+		if succ, user := rotationSuccessor(ctx, srv, t, recorded, &state, &resp.Diagnostics); succ != nil {
+			st, t.user, recorded = succ, user, succ.Identity
+			object = fmt.Sprintf("login %q on server %q", t.user, t.ref.Name)
+		}
+	}
 	if st == nil {
 		if importing {
 			addImportNotFoundError(&resp.Diagnostics, object, "No login of that name exists on the server.")

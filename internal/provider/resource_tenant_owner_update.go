@@ -118,6 +118,9 @@ func (u *ownerUpdate) rotateUsername(ctx context.Context) error {
 		return errPasswordUnknown
 	}
 	newID, dropErr, err := u.srv.RotateOwner(ctx, u.t.db, u.old.user, u.t.user, pw, u.t.privs, u.recorded, u.created)
+	if err != nil && u.backToPending(ctx, err) {
+		newID, dropErr, err = u.srv.RotateOwner(ctx, u.t.db, u.old.user, u.t.user, pw, u.t.privs, u.recorded, u.created)
+	}
 	if err != nil {
 		return err
 	}
