@@ -11,8 +11,10 @@ import (
 )
 
 // CheckAdminRights reads what the admin login may do and refuses with
-// MissingAdminRights, listing each missing right and its fix.
-func (s *Server) CheckAdminRights(ctx context.Context) error {
+// MissingAdminRights, listing each missing right and its fix. It also
+// returns what the login holds beyond the documented minimum that README
+// says it must not hold (superuser, SUPER, ALL), for the caller to warn.
+func (s *Server) CheckAdminRights(ctx context.Context) (ddl.AdminExcess, error) {
 	if s.spec.Engine == ddl.EnginePostgres {
 		var held ddl.PostgresHeldRights
 		err := s.query(ctx, func(ctx context.Context, db queryer) error {
@@ -21,10 +23,11 @@ func (s *Server) CheckAdminRights(ctx context.Context) error {
 				Scan(&held.Superuser, &held.CreateDB, &held.CreateRole)
 		})
 		if err != nil {
-			return s.readError("read admin rights", err)
+			return ddl.AdminExcess{}, s.readError("read admin rights", err)
 		}
 		admin := ddl.AdminAccount{User: s.spec.Username}
-		return ddl.MissingAdminRightsError(s.spec.Name, admin, ddl.MissingPostgresAdminRights(admin, held))
+		return ddl.ExcessPostgresAdminRights(admin, held),
+			ddl.MissingAdminRightsError(s.spec.Name, admin, ddl.MissingPostgresAdminRights(admin, held))
 	}
 
 	var held ddl.MySQLHeldRights
@@ -56,14 +59,15 @@ func (s *Server) CheckAdminRights(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return s.readError("read admin rights", err)
+		return ddl.AdminExcess{}, s.readError("read admin rights", err)
 	}
 	user, host := current, "%"
 	if i := strings.LastIndex(current, "@"); i >= 0 {
 		user, host = current[:i], current[i+1:]
 	}
 	admin := ddl.AdminAccount{User: user, Host: host}
-	return ddl.MissingAdminRightsError(s.spec.Name, admin, ddl.MissingMySQLAdminRights(s.info, admin, held))
+	return ddl.ExcessMySQLAdminRights(s.info, admin, held),
+		ddl.MissingAdminRightsError(s.spec.Name, admin, ddl.MissingMySQLAdminRights(s.info, admin, held))
 }
 
 // grantLines feeds each SHOW GRANTS line to the parser and keeps nothing

@@ -23,7 +23,7 @@ func TestCheckAdminRights(t *testing.T) {
 		} else if superScalar[string](e, `SELECT Super_priv FROM mysql.user WHERE User = ? AND Host = '%'`, e.ts.Admin.Username) != "N" {
 			t.Fatal("the test admin has SUPER")
 		}
-		if err := e.s.CheckAdminRights(e.ctx); err != nil {
+		if _, err := e.s.CheckAdminRights(e.ctx); err != nil {
 			t.Fatalf("minimal admin: %v", err)
 		}
 
@@ -41,7 +41,7 @@ func TestCheckAdminRights(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = ws.CheckAdminRights(e.ctx)
+		_, err = ws.CheckAdminRights(e.ctx)
 		de := wantReason(t, err, ddl.MissingAdminRights)
 		text := de.Summary() + "\n" + de.Detail()
 		t.Logf("weak admin refused:\n%s", text)
@@ -77,8 +77,50 @@ func TestCheckAdminRights(t *testing.T) {
 
 		// The fix statements are real: run them as superuser and re-check.
 		e.super(fixes...)
-		if err := ws.CheckAdminRights(e.ctx); err != nil {
+		if _, err := ws.CheckAdminRights(e.ctx); err != nil {
 			t.Errorf("after running the fix statements: %v", err)
+		}
+	})
+}
+
+// TestCheckAdminRights_overPrivileged: a superuser (PostgreSQL) or an
+// ALL PRIVILEGES ON *.* login (MySQL/MariaDB) passes the check, and the
+// excess is reported with statements that, run as written, leave exactly
+// the documented minimal rights (no excess, nothing missing).
+func TestCheckAdminRights_overPrivileged(t *testing.T) {
+	forEngines(t, func(t *testing.T, e *env) {
+		if ex, err := e.s.CheckAdminRights(e.ctx); err != nil || !ex.Empty() {
+			t.Fatalf("minimal admin: excess %+v, err %v", ex, err)
+		}
+		name := uniqueName("strong")
+		grant := fmt.Sprintf(`GRANT ALL PRIVILEGES ON *.* TO '%s'@'%%' WITH GRANT OPTION`, name)
+		if e.isPG() {
+			grant = fmt.Sprintf(`ALTER ROLE %q SUPERUSER`, name)
+		}
+		strong := e.ts.CreateLogin(t, name, "Strong-pw-1", grant)
+		reg := newRegistry()
+		t.Cleanup(reg.Close)
+		ss, err := reg.Server(e.ctx, adminSpec(t, e.ts, strong))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex, err := ss.CheckAdminRights(e.ctx)
+		if err != nil {
+			t.Fatalf("an over-privileged admin must not be refused: %v", err)
+		}
+		if ex.Empty() {
+			t.Fatal("the excess was not reported")
+		}
+		t.Logf("excess %q, narrowed by %q", ex.Rights, ex.Narrow)
+		e.super(ex.Narrow...)
+		reg2 := newRegistry() // a new pool: the narrowed rights apply to new sessions
+		t.Cleanup(reg2.Close)
+		ss2, err := reg2.Server(e.ctx, adminSpec(t, e.ts, strong))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex, err := ss2.CheckAdminRights(e.ctx); err != nil || !ex.Empty() {
+			t.Errorf("after the narrowing statements: excess %+v, err %v", ex, err)
 		}
 	})
 }

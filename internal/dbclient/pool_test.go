@@ -35,7 +35,7 @@ func TestPoolReuse(t *testing.T) {
 			name string
 			fn   func(ctx context.Context) error
 		}{
-			{"check admin rights", e.s.CheckAdminRights},
+			{"check admin rights", func(ctx context.Context) error { _, err := e.s.CheckAdminRights(ctx); return err }},
 			{"create database", func(ctx context.Context) error { return e.s.CreateDatabase(ctx, db, cs, co) }},
 			{"read database", func(ctx context.Context) error { _, err := e.s.Database(ctx, db); return err }},
 			{"create login", func(ctx context.Context) error {
@@ -74,7 +74,7 @@ func TestPoolReuse(t *testing.T) {
 				return nil
 			}},
 			{"drop database", func(ctx context.Context) error { return e.s.DropDatabase(ctx, db) }},
-			{"check admin rights", e.s.CheckAdminRights},
+			{"check admin rights", func(ctx context.Context) error { _, err := e.s.CheckAdminRights(ctx); return err }},
 		}
 		for _, op := range ops {
 			if err := op.fn(e.ctx); err != nil {

@@ -57,6 +57,7 @@ func mysqlCatalogOrdered(info ServerInfo) []Privilege {
 type MySQLHeldRights struct {
 	Global      []Privilege
 	GrantOption bool
+	All         bool // ALL PRIVILEGES ON *.* (expanded into Global too)
 }
 
 // Privilege lists are words, spaces, underscores and commas (checked again
@@ -89,6 +90,7 @@ func (h *MySQLHeldRights) ParseMySQLGrantLine(info ServerInfo, line string) {
 	}
 	for _, p := range privs {
 		if p == AllPrivileges || p == "ALL" {
+			h.All = true
 			h.Global = append(h.Global, mysqlGlobalRights...)
 			h.Global = append(h.Global, Catalog(info)...)
 			continue

@@ -3,6 +3,7 @@
 package ddl
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -66,5 +67,68 @@ func TestPostgresAdminRights(t *testing.T) {
 	}
 	if MissingAdminRightsError("pg", admin, nil) != nil {
 		t.Error("no missing rights must be no error")
+	}
+}
+
+// TestAdminExcess: a superuser, SUPER or ALL on *.* is reported with the
+// statements that narrow the login; the documented minimal rights are not.
+func TestAdminExcess(t *testing.T) {
+	t.Parallel()
+	admin := AdminAccount{User: "adm", Host: "%"}
+	parse := func(info ServerInfo, lines ...string) MySQLHeldRights {
+		var h MySQLHeldRights
+		for _, l := range lines {
+			h.ParseMySQLGrantLine(info, l)
+		}
+		return h
+	}
+	cases := []struct {
+		name       string
+		got        AdminExcess
+		wantRights []string
+		wantNarrow []string
+	}{
+		{"pg minimal", ExcessPostgresAdminRights(admin, PostgresHeldRights{CreateDB: true, CreateRole: true}), nil, nil},
+		{"pg superuser", ExcessPostgresAdminRights(admin, PostgresHeldRights{Superuser: true}),
+			[]string{"SUPERUSER"}, []string{`ALTER ROLE "adm" NOSUPERUSER CREATEDB CREATEROLE`}},
+		{"mariadb minimal", ExcessMySQLAdminRights(mariadb, admin, parse(mariadb,
+			"GRANT CREATE, DROP, CREATE USER ON *.* TO `adm`@`%`",
+			"GRANT SELECT, INSERT ON *.* TO `adm`@`%` WITH GRANT OPTION")), nil, nil},
+		{"mariadb all", ExcessMySQLAdminRights(mariadb, admin, parse(mariadb,
+			"GRANT ALL PRIVILEGES ON *.* TO `adm`@`%` IDENTIFIED BY PASSWORD '*AB' WITH GRANT OPTION")),
+			[]string{"ALL PRIVILEGES ON *.*"},
+			append([]string{"REVOKE ALL PRIVILEGES, GRANT OPTION FROM 'adm'@'%'"}, MySQLAdminGrants(mariadb, admin)...)},
+		{"mysql super", ExcessMySQLAdminRights(mysql80, admin, parse(mysql80,
+			"GRANT CREATE, DROP, SUPER, CREATE USER ON *.* TO `adm`@`%`")),
+			[]string{"SUPER ON *.*"}, []string{"REVOKE SUPER ON *.* FROM 'adm'@'%'"}},
+		{"mariadb all as a list", ExcessMySQLAdminRights(mariadb, admin, parse(mariadb,
+			"GRANT SELECT, INSERT, RELOAD, SHUTDOWN, PROCESS, FILE, SUPER ON *.* TO `adm`@`%` WITH GRANT OPTION",
+			"GRANT USAGE ON *.* TO `adm`@`%`")),
+			[]string{"RELOAD, SHUTDOWN, PROCESS, FILE, SUPER ON *.*"}, []string{"REVOKE RELOAD, SHUTDOWN, PROCESS, FILE, SUPER ON *.* FROM 'adm'@'%'"}},
+		{"mysql dynamic privileges", ExcessMySQLAdminRights(mysql80, admin, parse(mysql80,
+			"GRANT CREATE, DROP, CREATE USER ON *.* TO `adm`@`%`",
+			"GRANT SYSTEM_VARIABLES_ADMIN,ROLE_ADMIN ON *.* TO `adm`@`%`")),
+			[]string{"SYSTEM_VARIABLES_ADMIN, ROLE_ADMIN ON *.*"}, []string{"REVOKE SYSTEM_VARIABLES_ADMIN, ROLE_ADMIN ON *.* FROM 'adm'@'%'"}},
+		{"all on one database is not excess", ExcessMySQLAdminRights(mariadb, admin, parse(mariadb,
+			"GRANT ALL PRIVILEGES ON `other`.* TO `adm`@`%`")), nil, nil},
+	}
+	for _, c := range cases {
+		if !slices.Equal(c.got.Rights, c.wantRights) || !slices.Equal(c.got.Narrow, c.wantNarrow) {
+			t.Errorf("%s: got %+v, want rights %q narrow %q", c.name, c.got, c.wantRights, c.wantNarrow)
+		}
+		if c.got.Empty() != (len(c.wantRights) == 0) {
+			t.Errorf("%s: Empty() = %v", c.name, c.got.Empty())
+		}
+		if !c.got.Empty() {
+			d := c.got.Detail(admin)
+			for _, want := range append([]string{`"adm"`}, c.wantNarrow...) {
+				if !strings.Contains(d, want) {
+					t.Errorf("%s: detail lacks %q:\n%s", c.name, want, d)
+				}
+			}
+			if strings.Contains(d, "*AB") {
+				t.Errorf("%s: detail carries the password hash", c.name)
+			}
+		}
 	}
 }

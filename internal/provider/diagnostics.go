@@ -84,6 +84,7 @@ const (
 	summaryInvalidImportID  = "Invalid import ID"
 	summaryUnescapedGrant   = "DriftDetected: an old unescaped grant on the database name remains"
 	summarySettingsUnknown  = "Server settings are not known"
+	summaryAdminTooStrong   = "Admin login holds more rights than tenantdb needs"
 	summaryConfigureType    = "Unexpected Resource Configure Type"
 )
 
@@ -91,6 +92,12 @@ const (
 // for it); what state says is kept, never dropped.
 func addRefreshWarning(diags *diag.Diagnostics, object, kept string, err error) {
 	diags.AddWarning(summaryRefresh, fmt.Sprintf("%s: %s\n\n%v", object, kept, err))
+}
+
+// addAdminOverPrivilegedWarning: the admin is a superuser or holds SUPER or
+// ALL, which README says it must not; it works, so it is not refused.
+func addAdminOverPrivilegedWarning(diags *diag.Diagnostics, server, detail string) {
+	diags.AddWarning(summaryAdminTooStrong, fmt.Sprintf("Server %q: %s", server, detail))
 }
 
 // addImportNotFoundError: an import names an object the server does not

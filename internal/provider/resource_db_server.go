@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
 var (
@@ -237,9 +238,13 @@ func (r *dbServerResource) test(ctx context.Context, m *dbServerModel) (diags di
 		addError(&diags, fmt.Sprintf("connect to server %q", ref.Name), err)
 		return diags
 	}
-	if err := srv.CheckAdminRights(ctx); err != nil {
+	excess, err := srv.CheckAdminRights(ctx)
+	if err != nil {
 		addError(&diags, fmt.Sprintf("check the admin rights on server %q", ref.Name), err)
 		return diags
+	}
+	if !excess.Empty() {
+		addAdminOverPrivilegedWarning(&diags, ref.Name, excess.Detail(ddl.AdminAccount{User: ref.Username}))
 	}
 	m.ID = types.StringValue(ref.Name)
 	m.Port = types.Int64Value(ref.Port)

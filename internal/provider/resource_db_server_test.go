@@ -369,3 +369,60 @@ func ipv6Forward(t *testing.T, target string) (int, *atomic.Int64) {
 	})
 	return l.Addr().(*net.TCPAddr).Port, &accepted
 }
+
+// TestAccDBServer_overPrivilegedAdmin: an admin holding more than the
+// documented rights (a PostgreSQL superuser; MySQL/MariaDB ALL PRIVILEGES
+// ON *.* WITH GRANT OPTION) is accepted with one warning that names the
+// server and gives the statements that narrow the login; after running
+// them as written, the next apply has no such warning. The documented
+// minimal admin never gets it.
+func TestAccDBServer_overPrivilegedAdmin(t *testing.T) {
+	for _, engine := range engines() {
+		t.Run(engine, func(t *testing.T) {
+			s := testAccServer(t, engine)
+			minimal := newCLIWorkspace(t)
+			minimal.write(s.serverHCL(""))
+			minimal.run("apply", "-auto-approve").mustSucceed(t, "minimal admin").forbidDiag(t, summaryAdminTooStrong)
+
+			name := uniqueName("strong")
+			grant := fmt.Sprintf("GRANT ALL PRIVILEGES ON *.* TO '%s'@'%%' WITH GRANT OPTION", name)
+			if engine == "postgres" {
+				grant = fmt.Sprintf(`ALTER ROLE %q SUPERUSER`, name)
+			}
+			strong := s.CreateLogin(t, name, "strong-Pass-1", grant)
+			t.Setenv(AdminPasswordEnv(s.name), strong.Password)
+			w := newCLIWorkspace(t)
+			w.write(strings.Replace(s.serverHCL(""), fmt.Sprintf("username = %q", s.Admin.Username), fmt.Sprintf("username = %q", strong.Username), 1))
+			d := w.run("apply", "-auto-approve").mustSucceed(t, "over-privileged admin").requireDiag(t, "warning", summaryAdminTooStrong)
+			// MariaDB prints ALL as ALL, or as the list of every privilege
+			// when the grantor held less than everything: either is named.
+			wantRight, narrow := "ON *.*", "REVOKE "
+			if engine == "postgres" {
+				wantRight, narrow = "SUPERUSER", fmt.Sprintf(`ALTER ROLE %q NOSUPERUSER CREATEDB CREATEROLE;`, name)
+			}
+			for _, want := range []string{fmt.Sprintf("Server %q", s.name), fmt.Sprintf("%q", name), wantRight, narrow} {
+				if !strings.Contains(d.Detail, want) {
+					t.Errorf("warning detail lacks %q:\n%s", want, d.Detail)
+				}
+			}
+			if strings.Contains(d.Detail, strong.Password) {
+				t.Error("the warning carries the admin password")
+			}
+			// The statements run as written (one per line, after the last colon).
+			block := d.Detail[strings.LastIndex(d.Detail, ":\n")+1:]
+			var stmts []string
+			for _, line := range strings.Split(block, "\n") {
+				if line = strings.TrimSuffix(strings.TrimSpace(line), ";"); line != "" {
+					stmts = append(stmts, line)
+				}
+			}
+			if len(stmts) == 0 {
+				t.Fatalf("no statements in the warning:\n%s", d.Detail)
+			}
+			s.MustExec(t, stmts...)
+			// Touch the server so it is checked again (a reserved name changes).
+			w.write(strings.Replace(s.serverHCL(`  reserved_usernames = ["x"]`), fmt.Sprintf("username = %q", s.Admin.Username), fmt.Sprintf("username = %q", strong.Username), 1))
+			w.run("apply", "-auto-approve").mustSucceed(t, "narrowed admin").forbidDiag(t, summaryAdminTooStrong)
+		})
+	}
+}
