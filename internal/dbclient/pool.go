@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -246,16 +247,40 @@ func (s Spec) mysqlConfig(database string) (*mysql.Config, error) {
 	return cfg, nil
 }
 
+// pgPinnedSettings names, in pgx's connection string, every libpq setting
+// pgx would otherwise take from the PG* environment variables of the
+// process (Terraform's, so a CI runner's): a connection string setting wins
+// over the environment. TLS, host, port, user, password, database and the
+// run-time parameters are then set from the provider's own settings, so no
+// variable (PGOPTIONS, PGTARGETSESSIONATTRS, PGSSLMODE, PGHOST, ...) changes
+// what the provider's sessions do. PGSERVICE cannot be pinned (pgx reads
+// the service whenever it is set): one it cannot read fails the connection
+// with a message naming it; what a readable one sets is replaced like the
+// rest.
+const pgPinnedSettings = "host=localhost port=5432 dbname=postgres user=tenantdb password=unused passfile='' " +
+	"sslmode=disable sslrootcert='' sslcert='' sslkey='' sslpassword='' sslsni=1 sslcertmode=allow sslnegotiation=postgres " +
+	"target_session_attrs=any connect_timeout=0 min_protocol_version=3.0 max_protocol_version=3.0 " +
+	"channel_binding=prefer require_auth='' krbsrvname='' krbspn='' options='' application_name=tenantdb timezone='' servicefile=''"
+
 // pgxConfig is the pgx configuration for spec on database ("" = postgres).
 func (s Spec) pgxConfig(database string) (*pgx.ConnConfig, error) {
 	tlsCfg, err := s.tlsConfig()
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := pgx.ParseConfig("sslmode=disable")
+	cfg, err := pgx.ParseConfig(pgPinnedSettings)
 	if err != nil {
+		if service, ok := os.LookupEnv("PGSERVICE"); ok {
+			return nil, fmt.Errorf("server %q: the environment variable PGSERVICE=%q names a PostgreSQL service that cannot "+
+				"be read (tenantdb takes no setting from it, but the driver reads it whenever it is set): unset it: %w", s.Name, service, err)
+		}
 		return nil, err
 	}
+	// What the environment could still have set is replaced: the session's
+	// run-time parameters are exactly tenantdb's (PGOPTIONS, PGTZ and a
+	// service file's options land in RuntimeParams).
+	cfg.RuntimeParams = map[string]string{}
+	cfg.ValidateConnect = nil
 	// pgx takes the bare host (an IPv6 address without brackets, as
 	// libpq's host) and joins it with the port itself (net.JoinHostPort).
 	cfg.Host, cfg.Port = s.Host, uint16(s.Port)
