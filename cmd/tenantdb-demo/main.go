@@ -80,7 +80,9 @@ func existing(host string) (*demo.Existing, error) {
 		if err != nil {
 			return nil, fmt.Errorf("DEMO_CA_FILE: %w", err)
 		}
-		e.CAPEM = string(b)
+		if e.CAPEM, err = demo.CAFromFile("DEMO_CA_FILE="+f, b); err != nil {
+			return nil, err
+		}
 	}
 	if e.Password == "" {
 		return nil, fmt.Errorf("DEMO_HOST=%s needs DEMO_ADMIN_PASSWORD (the admin login's password; see README)", host)

@@ -95,8 +95,8 @@ func tlsProblem(spec Spec, err error) string {
 	case errors.As(err, &unknown):
 		return "the server certificate is not signed " + signedBy
 	case errors.As(err, &host):
-		return fmt.Sprintf("host name does not match: the server certificate is not valid for %s; connect with a name "+
-			"the certificate lists, or use tls = \"verify-ca\" to check the chain only", host.Host)
+		return fmt.Sprintf("host name does not match: the server certificate is not valid for %s%s; connect with a name "+
+			"the certificate lists, or use tls = \"verify-ca\" to check the chain only", host.Host, certNames(host))
 	case errors.As(err, &invalid):
 		return "the server certificate is not valid: " + invalid.Error()
 	case errors.As(err, &roots):
@@ -112,6 +112,21 @@ func tlsProblem(spec Spec, err error) string {
 		return "the server did not answer with TLS: is engine/port right?"
 	}
 	return ""
+}
+
+// certNames says what a certificate that did not match names instead, for
+// the one case a reader cannot guess: an IP address asked of a certificate
+// that names no IP at all (MySQL's auto-generated server certificate, for
+// one), which no host setting but a DNS name it lists can satisfy.
+func certNames(e x509.HostnameError) string {
+	c := e.Certificate
+	if c == nil || net.ParseIP(e.Host) == nil || len(c.IPAddresses) > 0 {
+		return ""
+	}
+	if len(c.DNSNames) == 0 {
+		return " (it names no IP address and no DNS name)"
+	}
+	return fmt.Sprintf(" (it names no IP address, only the DNS names %s)", strings.Join(c.DNSNames, ", "))
 }
 
 // Protocol sniffing. Pointed at a PostgreSQL port, the MySQL driver waits

@@ -225,7 +225,7 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 			out.Outcome = AlreadyGone
 			return nil
 		}
-		if pc.Verdict != Same {
+		if pc.Verdict != Same && pc.Verdict != Unproven { // Unproven: a MariaDB login that set its own password
 			out = GrantRevoke{Outcome: NotOurs, Why: fmt.Sprintf("Principal %q: %s", user, PrincipalMismatchWhy(pc.Verdict))}
 			return nil
 		}
@@ -237,6 +237,9 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 		case !c.Found && s.info.Flavor == ddl.FlavorPostgres:
 			out.Outcome = AlreadyGone // its privileges went with the database
 			return nil
+		case c.Found && c.Verdict == Unproven && s.info.Flavor != ddl.FlavorPostgres:
+			// Its comment was edited in place (or it was re-created): the
+			// rows this grant made for the name are still ours to revoke.
 		case c.Found && c.Verdict != Same:
 			out = GrantRevoke{Outcome: NotOurs, Why: fmt.Sprintf("Database %q: %s", db, mismatchWhy(c.Verdict))}
 			return nil

@@ -21,8 +21,14 @@ import (
 //	                                       failover keeps the identity.
 //	mariadb:<schema comment>              MariaDB: tenantdb writes a random
 //	                                       claim mark as the comment in the
-//	                                       CREATE DATABASE itself; replicas and
-//	                                       ALTER DATABASE keep it.
+//	                                       CREATE DATABASE itself (and, for an
+//	                                       imported database, at the first apply
+//	                                       after the import); replicas, dumps and
+//	                                       ALTER DATABASE … COLLATE keep it. Anyone
+//	                                       with ALTER on the database (a DBA, the
+//	                                       tenant's owner) may rewrite it, so a
+//	                                       changed comment is Unproven, never
+//	                                       proof of another database.
 //	mysql:<server_uuid>                   MySQL 8: no per-schema identity is
 //	                                       readable without the data dictionary,
 //	                                       so only the server is known (see
@@ -40,16 +46,28 @@ const (
 	Replaced
 	// OtherServer: the address leads to another server.
 	OtherServer
+	// Unproven: what identifies the object was rewritten where its own
+	// tenant or a DBA may write (a MariaDB schema comment; a MariaDB login's
+	// password, which any login may change): it may be the recorded object
+	// after an ordinary edit, or another one. Nothing is altered or dropped
+	// on it; what this provider granted on the name is still revoked.
+	Unproven
 )
 
 func (v Verdict) String() string {
-	return [...]string{"same", "replaced", "other server"}[v]
+	return [...]string{"same", "replaced", "other server", "unproven"}[v]
 }
 
 // Compare judges got (read now) against recorded (in state).
 //
 // MariaDB cannot tell "replaced" from "another server holding a database of
-// that name": both show a different comment, and both are reported Replaced.
+// that name", nor either of them from a comment edited in place: all show a
+// different comment. A comment that is now empty (what a database re-created
+// by hand has) is reported Replaced, so what was granted on the name is
+// revoked; any other comment Unproven (a DBA's annotation keeps the
+// tenant's access). Neither is proof of another database (the tenant may
+// write any comment, an empty one or a claim mark's form included), so the
+// database resource treats both as Unproven (DatabaseVerdict).
 // MySQL 8 can only tell servers apart: a database dropped and re-created on
 // the same MySQL 8 server compares Same (the documented window), and a
 // failover to a replica compares OtherServer (server_uuid differs), which is
@@ -73,8 +91,43 @@ func Compare(recorded, got Identity) Verdict {
 		return Replaced
 	case "mysql":
 		return OtherServer
+	case "mariadb":
+		if gv == "" {
+			return Replaced
+		}
+		return Unproven
 	}
 	return Replaced
+}
+
+// DatabaseVerdict is Compare for what the database resource itself does
+// (alter, drop, forget): on MariaDB no comment proves another database, so
+// Replaced is Unproven there: kept in state, never altered or dropped.
+func DatabaseVerdict(recorded, got Identity) Verdict {
+	v := Compare(recorded, got)
+	if _, ok := recorded.Comment(); ok && v == Replaced {
+		return Unproven
+	}
+	return v
+}
+
+// Comment is the schema comment a MariaDB identity is made of; ok is false
+// for every other kind.
+func (id Identity) Comment() (comment string, ok bool) {
+	kind, v, _ := strings.Cut(string(id), ":")
+	if kind != "mariadb" {
+		return "", false
+	}
+	return v, true
+}
+
+// NeedsMark reports whether the identity is a MariaDB database's that
+// carries no claim mark (imported, or created before marks): nothing tells
+// it from another server's database of that name until the first apply
+// writes one (MarkDatabase).
+func (id Identity) NeedsMark() bool {
+	_, ok := id.Comment()
+	return ok && !id.Strong()
 }
 
 // Strong reports whether the identity tells one object from a later one of
@@ -291,11 +344,63 @@ func (s *Server) AlterOwnDatabase(ctx context.Context, db ddl.DatabaseName, cs d
 		if !c.Found {
 			return ddl.ErrDatabaseGone(s.spec.Name, db)
 		}
-		if c.Verdict != Same {
-			return ddl.ErrIdentityMismatch(s.spec.Name, db, mismatchWhy(c.Verdict))
+		if c.Verdict = DatabaseVerdict(recorded, c.Identity); c.Verdict != Same {
+			return s.errNotRecordedDatabase(db, recorded, c)
 		}
 		return s.exec(ctx, plan)
 	})
+}
+
+// errNotRecordedDatabase refuses a change to a database that is not (or
+// not provably) the recorded one. An Unproven MariaDB database gets the
+// statement that gives it its recorded comment back, for a DBA who knows
+// it is the same database, and never a DROP.
+func (s *Server) errNotRecordedDatabase(db ddl.DatabaseName, recorded Identity, c Check) error {
+	if c.Verdict == Unproven {
+		was, _ := recorded.Comment()
+		now, _ := c.Identity.Comment()
+		return ddl.ErrDatabaseIdentityUnproven(s.spec.Name, db, was, now)
+	}
+	return ddl.ErrIdentityMismatch(s.spec.Name, db, mismatchWhy(c.Verdict))
+}
+
+// MarkImportedDatabase gives a MariaDB database that carries no claim mark
+// (recorded at import) one, under the tenant's lock and only while its
+// comment is still exactly what was recorded: the first apply after an
+// import, never a plan. It returns the identity to record and the comment
+// the mark replaced ("" when there was none).
+func (s *Server) MarkImportedDatabase(ctx context.Context, db ddl.DatabaseName, recorded Identity) (Identity, string, error) {
+	was, ok := recorded.Comment()
+	if !ok || !recorded.NeedsMark() {
+		return recorded, "", nil
+	}
+	defer s.invalidateDatabase(db)
+	var id Identity
+	err := s.withLock(ctx, db, func(ctx context.Context) error {
+		c, err := s.CheckIdentity(ctx, db, recorded)
+		if err != nil {
+			return err
+		}
+		if !c.Found {
+			return ddl.ErrDatabaseGone(s.spec.Name, db)
+		}
+		if c.Identity != recorded {
+			return s.errNotRecordedDatabase(db, recorded, c)
+		}
+		if err := s.exec(ctx, ddl.MarkDatabase(s.info, db, ddl.NewClaimMark())); err != nil {
+			return err
+		}
+		st, err := s.databaseDirect(ctx, db)
+		if err != nil {
+			return err
+		}
+		if st == nil {
+			return ddl.ErrDatabaseGone(s.spec.Name, db)
+		}
+		id, err = s.identityOf(ctx, st)
+		return err
+	})
+	return id, was, err
 }
 
 // DropOutcome says what DropOwnDatabase did.
@@ -305,6 +410,10 @@ const (
 	Dropped     DropOutcome = iota
 	AlreadyGone             // nothing to drop
 	NotOurs                 // another object holds the name: nothing dropped
+	// RevokedOnly: the object is not provably the recorded one, so it was
+	// not dropped, but what this provider granted on the database was
+	// revoked from it (revoking is always safe).
+	RevokedOnly
 )
 
 // DropOwnDatabase drops db only if it is still the recorded object; the
@@ -324,7 +433,7 @@ func (s *Server) DropOwnDatabase(ctx context.Context, db ddl.DatabaseName, recor
 			outcome = AlreadyGone
 			return nil
 		}
-		if c.Verdict != Same {
+		if c.Verdict = DatabaseVerdict(recorded, c.Identity); c.Verdict != Same {
 			outcome = NotOurs
 			return nil
 		}
@@ -344,6 +453,10 @@ func mismatchWhy(v Verdict) string {
 	case OtherServer:
 		return "The server at this address is not the server the database was created or imported on (its server " +
 			"identity differs)."
+	case Unproven:
+		return "Its comment no longer carries the claim mark this resource recorded: it may be the same database " +
+			"with a comment edited in place (a DBA, or the tenant's own login, may do that), or another database " +
+			"(dropped and re-created outside Terraform, or the address now leads to another server)."
 	}
 	return "The database is the recorded one."
 }

@@ -21,9 +21,10 @@ import (
 //	                                       last set (seconds) tells a re-created
 //	                                       account apart. tenantdb records it
 //	                                       again after each rotation it makes;
-//	                                       an out-of-band password reset makes
-//	                                       the login look replaced (safe:
-//	                                       nothing is then altered or dropped).
+//	                                       a password set out of band (the login
+//	                                       itself may) makes it Unproven: it is
+//	                                       then neither altered nor dropped, but
+//	                                       destroy revokes its privileges.
 //	mysql-login:<server_uuid>:<mark>      MySQL 8.0.21+: a claim mark kept as a
 //	                                       JSON ATTRIBUTE by CREATE USER itself
 //	                                       (mark empty before 8.0.21).
@@ -96,7 +97,16 @@ func (s *Server) CheckLogin(ctx context.Context, user ddl.Username, recorded Ide
 	return Check{Found: true, Identity: id, Verdict: CompareLogins(recorded, id)}, nil
 }
 
-// CompareLogins is Compare for login identities.
+// LoginUnprovenWhy explains an Unproven login (MariaDB): its identity is
+// the time its password was last set, and the login itself may set it.
+const LoginUnprovenWhy = "Its password was set since this resource last set it: by the login itself (any MariaDB " +
+	"login may change its own password), by an administrator, or because it was dropped and re-created outside " +
+	"Terraform. MariaDB keeps nothing else on an account that tells these apart, so nothing proves it is the login " +
+	"this resource created."
+
+// CompareLogins is Compare for login identities. A MariaDB login's
+// identity is the time its password was last set, which the login itself
+// may change: a difference is Unproven, never proof of another login.
 func CompareLogins(recorded, got Identity) Verdict {
 	if recorded == got {
 		return Same
@@ -110,6 +120,9 @@ func CompareLogins(recorded, got Identity) Verdict {
 			return OtherServer
 		}
 		return Replaced
+	}
+	if rk == "mariadb-login" && gk == rk {
+		return Unproven
 	}
 	return Compare(recorded, got)
 }
@@ -288,10 +301,16 @@ func (s *Server) errLoginNotOurs(user ddl.Username, c Check) error {
 		return fmt.Errorf("%s: login %q no longer exists (dropped outside Terraform): apply again with refresh (the default) "+
 			"to create it again", s.spec.describe(), user)
 	}
+	if c.Verdict == Unproven {
+		return &ddl.Error{Reason: ddl.IdentityMismatch, Object: fmt.Sprintf("login %q on server %q", user, s.spec.Name),
+			Why: LoginUnprovenWhy + " Nothing was altered or dropped.",
+			Fix: "Nothing is needed for offboarding: destroy still revokes its privileges on the database. To manage this " +
+				"login's password and privileges again, remove this resource from state (terraform state rm) and adopt " +
+				"the login with terraform import if it really is the tenant's owner; or, if it is not, drop it by hand."}
+	}
 	return &ddl.Error{Reason: ddl.IdentityMismatch, Object: fmt.Sprintf("login %q on server %q", user, s.spec.Name),
 		Why: "A login of that name exists, but it is not the one this resource created or imported (dropped and " +
-			"re-created outside Terraform, its password reset by someone else on MariaDB, or the address leads to " +
-			"another server). Nothing was altered or dropped.",
+			"re-created outside Terraform, or the address leads to another server). Nothing was altered or dropped.",
 		Fix: "Remove this resource from state (terraform state rm) and adopt the login with terraform import if it " +
 			"really is the tenant's owner."}
 }
@@ -310,6 +329,9 @@ func (s *Server) SetOwnerPassword(ctx context.Context, db ddl.DatabaseName, user
 			return err
 		}
 		if err := s.exec(ctx, s.dialect().SetPassword(user, pw, retainCurrent)); err != nil {
+			if s.info.Flavor == ddl.FlavorMariaDB && codeOf(err) == "mysql:1396" {
+				return s.alterUserPolicyError(ctx, user.String(), err)
+			}
 			return err
 		}
 		id, _, err = s.LoginIdentity(ctx, user)
@@ -388,6 +410,13 @@ func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		case !c.Found:
 			outcome = AlreadyGone
 			return nil
+		case c.Verdict != Same && c.Verdict != OtherServer && s.info.Flavor != ddl.FlavorPostgres:
+			// Not provably this resource's login (on MariaDB, any login may
+			// change its own password), so it is not dropped; but what this
+			// resource granted it on the database is revoked: offboarding
+			// never depends on what the tenant may change.
+			outcome = RevokedOnly
+			return s.exec(ctx, ddl.RevokeGrant(s.dialect(), db, user, ddl.Username{}, ddl.PostgresGrantScope{}))
 		case c.Verdict != Same:
 			outcome = NotOurs
 			return nil

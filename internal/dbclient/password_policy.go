@@ -14,6 +14,27 @@ import (
 // its fixed words are quoted here, with the policy's settings (read from
 // the server's variables, never the password).
 func (s *Server) passwordPolicyError(ctx context.Context, err error) error {
+	return fmt.Errorf("%s: the server's password policy rejected the owner's password (\"Your password does not "+
+		"satisfy the current policy requirements\"); nothing was changed with it. The policy: %s. Choose a password "+
+		"that meets it; tenantdb never weakens or bypasses it.\n\n%w", s.spec.describe(), s.passwordPolicy(ctx), err)
+}
+
+// alterUserPolicyError explains MariaDB error 1396 from ALTER USER on a
+// login that exists (the caller has just read it): MariaDB reports a
+// password its policy rejects there as "Operation ALTER USER failed", not
+// as 1819, so without this the bump of password_wo_version reads as a
+// missing login.
+func (s *Server) alterUserPolicyError(ctx context.Context, user string, err error) error {
+	return fmt.Errorf("%s: the server's password policy rejected the new password of login %q (MariaDB reports it "+
+		"from ALTER USER as \"Operation ALTER USER failed\", error 1396; the login exists and keeps its current "+
+		"password); nothing was changed. The policy: %s. Choose a password that meets it (a policy such as "+
+		"password_reuse_check also refuses a password used before), then bump password_wo_version again; tenantdb "+
+		"never weakens or bypasses it.\n\n%w", s.spec.describe(), user, s.passwordPolicy(ctx), err)
+}
+
+// passwordPolicy lists the password-validation settings the server has,
+// read from its variables (never a password).
+func (s *Server) passwordPolicy(ctx context.Context) string {
 	policy := "(its settings could not be read)"
 	var settings []string
 	qerr := s.query(context.WithoutCancel(ctx), func(ctx context.Context, q queryer) error {
@@ -38,7 +59,8 @@ WHERE VARIABLE_NAME LIKE 'SIMPLE\_PASSWORD\_CHECK%' OR VARIABLE_NAME LIKE 'CRACK
 	if qerr == nil && len(settings) > 0 {
 		policy = strings.Join(settings, ", ")
 	}
-	return fmt.Errorf("%s: the server's password policy rejected the owner's password (\"Your password does not "+
-		"satisfy the current policy requirements\"); nothing was changed with it. The policy: %s. Choose a password "+
-		"that meets it; tenantdb never weakens or bypasses it.\n\n%w", s.spec.describe(), policy, err)
+	if qerr == nil && len(settings) == 0 {
+		policy = "(no password-validation variable is set)"
+	}
+	return policy
 }

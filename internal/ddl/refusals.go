@@ -97,3 +97,28 @@ func ErrGrantUserMissing(server string, user Username) *Error {
 		"Create the principal outside this resource (by hand, or with the resource that manages it), then apply "+
 			"again: the same configuration succeeds once it exists.")
 }
+
+// ErrDatabaseIdentityUnproven: a MariaDB database's comment no longer
+// carries what this resource recorded (was), so nothing proves it is the
+// same database; it may be, after an ordinary edit (now). It offers the
+// statement that restores the comment, never a DROP: the database may hold
+// the tenant's data.
+func ErrDatabaseIdentityUnproven(server string, db DatabaseName, was, now string) *Error {
+	return refuse(IdentityMismatch, fmt.Sprintf("database %q on server %q", db, server),
+		fmt.Sprintf("Its comment is now %s, not the one this resource recorded as its identity (%s): it may be the same "+
+			"database with its comment edited in place (a DBA, or the tenant's own login, may do that), or another "+
+			"database (dropped and re-created outside Terraform, or the address now leads to another server). "+
+			"Nothing was altered or dropped; it stays in state with database_created as it was.", quoteComment(now), quoteComment(was)),
+		"If a DBA confirms it is the same database, give it its mark back (the mark only identifies; it is not a "+
+			"secret), then apply again:\n\n  "+RestoreCommentStatement(db, was)+"\n\nIf it is another database, remove "+
+			"this resource from state (terraform state rm); adopt that database with terraform import only if it "+
+			"really is the tenant's.")
+}
+
+// quoteComment shows a schema comment in a diagnostic ("(empty)" for none).
+func quoteComment(c string) string {
+	if c == "" {
+		return "empty"
+	}
+	return fmt.Sprintf("%q", c)
+}

@@ -121,10 +121,8 @@ func chooseSource(cfg Config, f flavor) (source, bool) {
 	if local == nil {
 		local = findLocalBinaries
 	}
-	if f != flavorMySQL { // local MySQL-protocol binaries are MariaDB's
-		if dir, ok := local(f); ok {
-			return source{kind: sourceLocal, binDir: dir}, true
-		}
+	if dir, ok := local(f); ok {
+		return source{kind: sourceLocal, binDir: dir}, true
 	}
 	docker := cfg.dockerAvailable
 	if docker == nil {
@@ -136,10 +134,14 @@ func chooseSource(cfg Config, f flavor) (source, bool) {
 	return source{}, false
 }
 
-// findLocalBinaries looks where internal/testserver looks. For PostgreSQL
+// findLocalBinaries looks where internal/testserver looks (MySQL: the Debian
+// root scripts/mysql-root.sh builds, run as root). For PostgreSQL
 // found on PATH rather than under /usr/lib/postgresql/<v>/bin it returns the
 // bin dir, which the demo hands to testserver.
 func findLocalBinaries(f flavor) (string, bool) {
+	if f == flavorMySQL {
+		return "", localMySQLRoot()
+	}
 	if f == flavorPostgres {
 		if dir := os.Getenv("TENANTDB_TEST_POSTGRES_BINDIR"); dir != "" {
 			return "", isExecutable(filepath.Join(dir, "postgres")) && isExecutable(filepath.Join(dir, "initdb"))
@@ -191,7 +193,8 @@ func noServerMessage(f flavor) string {
 		}
 		b.WriteString("  run it with password authentication and an admin login holding the rights README lists, then:\n" + useYours)
 	case f == flavorMySQL:
-		fmt.Fprintf(&b, "✗ no server for the demo: ENGINE=mysql runs MySQL 8 from Docker (%s), and no Docker daemon answers; DEMO_HOST is not set.\n", f.dockerImage())
+		fmt.Fprintf(&b, "✗ no server for the demo: ENGINE=mysql runs MySQL 9.7 from the Debian root scripts/mysql-root.sh builds (as root), "+
+			"or MySQL 8 from Docker (%s); neither is here, and DEMO_HOST is not set.\n", f.dockerImage())
 		fmt.Fprintf(&b, "  Start Docker, or run MariaDB from local binaries: make demo ENGINE=mariadb")
 		if c := installCommand(flavorMariaDB); c != "" {
 			fmt.Fprintf(&b, " (install: %s)", c)

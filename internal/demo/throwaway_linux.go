@@ -38,7 +38,11 @@ func startThrowaway(ctx context.Context, f flavor, src source) (*target, error) 
 		}
 	}
 	restore := setenv(env)
-	srv, err := testserver.Start(ctx, f.engine())
+	var opts []testserver.Option
+	if f == flavorMySQL && src.kind == sourceLocal {
+		opts = append(opts, testserver.WithMySQL())
+	}
+	srv, err := testserver.Start(ctx, f.engine(), opts...)
 	restore()
 	if err != nil {
 		return nil, err
@@ -104,4 +108,11 @@ func dockerAvailable() bool {
 	case <-time.After(1500 * time.Millisecond):
 		return false
 	}
+}
+
+// localMySQLRoot: the MySQL root testserver runs MySQL from is there and
+// usable (this process is root).
+func localMySQLRoot() bool {
+	_, err := testserver.MySQLRoot()
+	return err == nil
 }

@@ -18,3 +18,6 @@ func startThrowaway(context.Context, flavor, source) (*target, error) {
 }
 
 func dockerAvailable() bool { return false }
+
+// localMySQLRoot: MySQL runs from a Debian root on Linux only.
+func localMySQLRoot() bool { return false }

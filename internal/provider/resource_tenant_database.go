@@ -201,6 +201,14 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 		return
 	}
 	refuseServerMove(&resp.Diagnostics, "database", state.Name.ValueString(), stateRef, ref)
+	recorded, diags := recordedIdentity(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if recorded.NeedsMark() {
+		// The apply, never this plan, gives it an identity (Update marks it).
+		plan.ID = types.StringUnknown()
+		comment, _ := recorded.Comment()
+		addMarkPlannedWarning(&resp.Diagnostics, fmt.Sprintf("database %q on server %q", state.Name.ValueString(), stateRef.Name), comment)
+	}
 	if e == ddl.EnginePostgres {
 		for attr, pair := range map[string][2]types.String{
 			"character_set": {state.CharacterSet, plan.CharacterSet},
@@ -331,11 +339,19 @@ func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequ
 		// this resource created, so it is treated as imported from now on.
 		state.DatabaseCreated = types.BoolValue(false)
 		addIdentityRecordedWarning(&resp.Diagnostics, object)
-	case recorded != "" && dbclient.Compare(recorded, id) == dbclient.Replaced:
+	case recorded != "" && dbclient.DatabaseVerdict(recorded, id) == dbclient.Replaced:
 		addWarning(&resp.Diagnostics, ddl.DriftDetected, object,
 			dbclient.MismatchWhy(dbclient.Replaced)+" It is removed from state and will never be altered or dropped "+
 				"by this resource; the next apply refuses it (DatabasePreExists) unless you adopt it with terraform import.")
 		resp.State.RemoveResource(ctx)
+		return
+	case recorded != "" && dbclient.DatabaseVerdict(recorded, id) == dbclient.Unproven:
+		was, _ := recorded.Comment()
+		addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhy(dbclient.Unproven)+
+			" It stays in state, database_created included, but until it is proven nothing will be altered or "+
+			"dropped (what was granted on it is still revoked by destroy). If a DBA confirms it is the same "+
+			"database, give it its mark back (the mark only identifies; it is not a secret):\n\n  "+
+			ddl.RestoreCommentStatement(db, was))
 		return
 	case recorded != "" && dbclient.Compare(recorded, id) == dbclient.OtherServer:
 		addWarning(&resp.Diagnostics, ddl.DriftDetected, object,
@@ -372,16 +388,29 @@ func (r *tenantDatabaseResource) Update(ctx context.Context, req resource.Update
 	moved := ref.reach() != oldRef.reach()
 	alter := !sameCharset(plan.Server, plan.CharacterSet.ValueString(), state.CharacterSet.ValueString()) ||
 		!sameCollation(plan.Server, plan.Collation.ValueString(), state.Collation.ValueString())
+	mark := recorded.NeedsMark() && !moved // a move of an unmarked database is refused (checkMove)
 	// Whatever fails below, state keeps the old address and settings.
 	refuse := func(err error, doing string) {
 		addError(&resp.Diagnostics, doing, err)
 		resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 	}
-	if moved || alter {
+	if moved || alter || mark {
 		srv, err := r.data.connect(ctx, ref)
 		if err != nil {
 			refuse(err, fmt.Sprintf("connect to server %q", ref.Name))
 			return
+		}
+		if mark {
+			id, replaced, err := srv.MarkImportedDatabase(ctx, db, recorded)
+			if err != nil {
+				refuse(err, fmt.Sprintf("give database %q its claim mark", db))
+				return
+			}
+			if replaced != "" {
+				addCommentReplacedWarning(&resp.Diagnostics, fmt.Sprintf("database %q on server %q", db, ref.Name), replaced)
+			}
+			recorded = id
+			resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, id)...)
 		}
 		if moved {
 			id, err := r.checkMove(ctx, srv, db, oldRef, ref, recorded, state.DatabaseCreated.ValueBool())
@@ -414,6 +443,9 @@ func (r *tenantDatabaseResource) Update(ctx context.Context, req resource.Update
 	// deletion_policy, reserved_usernames and the spelling of unchanged
 	// settings only update state.
 	plan.DatabaseCreated = state.DatabaseCreated
+	if plan.ID.IsUnknown() { // planned unknown to bring the mark's apply here
+		plan.ID = types.StringValue(ref.Name + "/" + db.String())
+	}
 	resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.State.Raw)...)
 }
 
@@ -427,6 +459,12 @@ func (r *tenantDatabaseResource) checkMove(ctx context.Context, srv *dbclient.Se
 		return "", ddl.ErrIdentityMismatch(to.Name, db, where+" This resource has no recorded identity yet (state "+
 			"from an earlier tenantdb version), so nothing proves the database there is the one it created. Apply "+
 			"once with the old address first (a refresh records the identity), then change it.")
+	}
+	if recorded.NeedsMark() {
+		return "", ddl.ErrIdentityMismatch(to.Name, db, where+" The database was imported and has no claim mark yet "+
+			"(its comment is all that identifies it, and another server's database of that name may carry the same), so "+
+			"nothing proves the database there is the one imported. Apply once with the old address first (that apply "+
+			"gives it its mark), then change it.")
 	}
 	c, err := srv.CheckIdentity(ctx, db, recorded)
 	if err != nil {
@@ -497,6 +535,13 @@ func (r *tenantDatabaseResource) Delete(ctx context.Context, req resource.Delete
 		addError(&resp.Diagnostics, fmt.Sprintf("drop database %q (it stays in state)", db), err)
 		return
 	}
+	if outcome == dbclient.NotOurs && check.Verdict == dbclient.Unproven {
+		addWarning(&resp.Diagnostics, ddl.DatabaseDropSkipped, fmt.Sprintf("%s on server %q", object, ref.Name),
+			dbclient.MismatchWhy(check.Verdict)+" Nothing proves this resource made it, so it was not dropped: it "+
+				"stays on the server with its data, and the resource is removed from state. Drop it by hand only once "+
+				"you know whose it is and that its data is no longer needed.")
+		return
+	}
 	if outcome == dbclient.NotOurs {
 		addWarning(&resp.Diagnostics, ddl.DatabaseDropSkipped, fmt.Sprintf("%s on server %q", object, ref.Name),
 			dbclient.MismatchWhy(check.Verdict)+" Nothing was dropped; the resource is removed from state.")
@@ -509,7 +554,7 @@ func (r *tenantDatabaseResource) ImportState(ctx context.Context, req resource.I
 		_, err = ddl.NewDatabaseName(ref.engine(), id.Name)
 	}
 	if err != nil {
-		addError(&resp.Diagnostics, "import tenantdb_tenant_database", fmt.Errorf("%v\n\nThe import ID is "+
+		addError(&resp.Diagnostics, "import tenantdb_tenant_database", fmt.Errorf("%w\n\nThe import ID is "+
 			"jsonencode({ server = tenantdb_db_server.main.ref, name = \"acme_wms\" })", err))
 		return
 	}

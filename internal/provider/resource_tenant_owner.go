@@ -388,6 +388,14 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhy(v)+
 				" State is kept as last read; nothing will be altered or dropped there.")
 			return
+		case dbclient.Unproven:
+			// Nothing is forgotten before it is revoked: it stays in state,
+			// so destroy still revokes what this resource granted it.
+			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.LoginUnprovenWhy+fmt.Sprintf(" It stays "+
+				"in state as last read: its password and privileges are not changed by this resource until it is "+
+				"adopted again (terraform state rm, then import), and destroy revokes its privileges on database %q "+
+				"and leaves the login, with the statement that drops it for you to judge.", t.db))
+			return
 		}
 	}
 	state.Privileges = ownerPrivilegesValue(srv.Info(), state.Privileges, st)
@@ -473,7 +481,17 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 		addError(&resp.Diagnostics, fmt.Sprintf("drop login %q (it stays in state)", t.user), err)
 		return
 	}
-	if outcome == dbclient.NotOurs {
+	switch {
+	case outcome == dbclient.RevokedOnly:
+		why := dbclient.MismatchWhy(check.Verdict)
+		if check.Verdict == dbclient.Unproven {
+			why = dbclient.LoginUnprovenWhy
+		}
+		addLoginNotDroppedWarning(&resp.Diagnostics, t.user, fmt.Sprintf("%s So it was not dropped, but every "+
+			"privilege it held on database %q was revoked: it no longer reaches the tenant's data. The login itself "+
+			"remains; the resource is removed from state. If it is the tenant's own login, drop it:\n\n  %s",
+			why, t.db, ddl.DropUserStatement(t.user)))
+	case outcome == dbclient.NotOurs:
 		addLoginNotDroppedWarning(&resp.Diagnostics, t.user,
 			dbclient.MismatchWhy(check.Verdict)+" Nothing was dropped; the resource is removed from state.")
 	}

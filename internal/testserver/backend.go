@@ -71,16 +71,19 @@ func kindOf(engine string, o startOptions) string {
 }
 
 // EngineSelected reports whether TENANTDB_TEST_ENGINES (a comma-separated
-// list of server kinds, e.g. "postgres" or "mariadb,mysql"; unset or empty
-// = all) selects kind: "mariadb", "mysql" (MySQL 9.7, not MariaDB) or
-// "postgres" (Kinds). Shared skips the tests of kinds it leaves out.
+// list of server kinds, e.g. "postgres" or "mariadb,mysql", or "all")
+// selects kind: "mariadb", "mysql" (MySQL 9.7, not MariaDB) or "postgres"
+// (Kinds). Unset or empty selects mariadb and postgres: MySQL runs when it
+// is named (make testacc-mysql), because the acceptance suite is not yet
+// green on it (TESTING.md) and its server needs the Debian root. Shared
+// skips the tests of kinds it leaves out.
 func EngineSelected(kind string) bool {
 	v := strings.TrimSpace(os.Getenv(EnvEngines))
 	if v == "" {
-		return true
+		return kind != KindMySQL
 	}
 	for _, e := range strings.Split(v, ",") {
-		if strings.EqualFold(strings.TrimSpace(e), kind) {
+		if e = strings.TrimSpace(e); strings.EqualFold(e, kind) || strings.EqualFold(e, "all") {
 			return true
 		}
 	}

@@ -31,9 +31,22 @@
 //
 // A server that cannot start fails the test (never skips it): a green run
 // must mean the tests really ran. The one skip is asked for: with
-// TENANTDB_TEST_ENGINES set to a comma-separated list of engines (e.g.
-// "postgres"), Shared skips the tests of the engines it leaves out
-// (EngineSelected); Start is not affected.
+// TENANTDB_TEST_ENGINES set to a comma-separated list of server kinds
+// ("mariadb", "mysql", "postgres" or "all"), Shared skips the tests of the
+// kinds it leaves out (EngineSelected); unset, it selects mariadb and
+// postgres. Start is not affected.
+//
+// # Server kinds
+//
+// Engine "mysql" (the provider's name) has two servers: MariaDB, the
+// default (Shared(t, "mysql"), kind "mariadb", the machine's mariadbd), and
+// MySQL 9.7 (Shared(t, "mysql", WithMySQL()) or SharedKind(t, "mysql"),
+// kind "mysql"): mysqld from Debian's unstable packages, run with chroot
+// inside the Debian root scripts/mysql-root.sh builds once
+// (TENANTDB_MYSQL_ROOT, default ~/.cache/tenantdb/mysql-root; local backend,
+// as root). It has everything the MariaDB server has: TLS verified with the
+// harness's CA, README's minimal admin, the general log as the statement
+// log, WithLowerCaseTableNames, Crash and Restart.
 //
 // # Variants
 //

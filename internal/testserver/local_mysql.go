@@ -32,8 +32,10 @@ const mysqlRootHint = "build it with scripts/mysql-root.sh (a Debian sid root wi
 // mysqlRedoLogCapacity replaces MySQL's 100 MB redo log, plenty for tests.
 const mysqlRedoLogCapacity = "--innodb-redo-log-capacity=16M"
 
-// mysqlRoot returns the Debian root holding mysqld, checked.
-func mysqlRoot() (string, error) {
+// MySQLRoot returns the Debian root holding mysqld (TENANTDB_MYSQL_ROOT or
+// ~/.cache/tenantdb/mysql-root), or why it cannot run from it: missing, or
+// this process is not root (chroot).
+func MySQLRoot() (string, error) {
 	root := os.Getenv(EnvMySQLRoot)
 	if root == "" {
 		home, err := os.UserHomeDir()
@@ -58,7 +60,7 @@ func mysqlRoot() (string, error) {
 // a free port with our TLS certificate and the general query log in
 // mysql.general_log, and creates the Super and Admin logins.
 func startLocalMySQL(ctx context.Context, o startOptions) (_ *Server, err error) {
-	root, err := mysqlRoot()
+	root, err := MySQLRoot()
 	if err != nil {
 		return nil, err
 	}
