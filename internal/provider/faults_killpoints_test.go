@@ -214,6 +214,10 @@ func (s accServer) terraformKillPoint(t *testing.T, op killOp, k int, direction 
 	// delete), its tables with it: going back re-creates it empty.
 	hasTable = hasTable && op.name != "destroy_delete"
 	outcome = s.checkKillPoint(t, n, body, hasTable, where, op.name == "password_rotation" && direction == "back", outcome)
+	// An owner adopted by the import block a refusal gave (a create killed
+	// after it finished: its login's mark says done) is imported:
+	// user_created = false, so destroy leaves the login, as README says.
+	imported := strings.Contains(body, "import {")
 	for _, nonce := range regexp.MustCompile(`tenantdb_claim_[0-9a-f]+`).FindAllString(strings.Join(stmts, "\n"), -1) {
 		if s.databaseExists(t, nonce) {
 			t.Errorf("%s: nonce database %s is left", where, nonce)
@@ -228,6 +232,10 @@ func (s accServer) terraformKillPoint(t *testing.T, op killOp, k int, direction 
 
 	w.run("destroy", "-auto-approve").mustSucceed(t, where+": destroy")
 	for _, user := range []string{n.ownerA, n.ownerB} {
+		if imported && s.loginExists(t, user) && strings.Contains(body, fmt.Sprintf("username = %q", user)) {
+			t.Logf("%s: the imported owner %s stays after destroy (user_created = false); dropping it by hand", where, user)
+			s.dropLogins(t, user)
+		}
 		if s.loginExists(t, user) {
 			t.Errorf("%s: destroy left login %s", where, user)
 		}
@@ -298,14 +306,17 @@ func (s accServer) applyStoppedAfter(t *testing.T, w *cliWorkspace, k int) ([]st
 var (
 	recoveryStatement = regexp.MustCompile(`(?m)^\s*(DROP (?:USER|ROLE|DATABASE) [^\n;]+);\s*$`)
 	recoveryUsername  = regexp.MustCompile(`set username = "([^"]+)"`)
+	recoveryImport    = regexp.MustCompile(`(?s)import \{\s*to = tenantdb_tenant_owner\.<this resource>\s*id = (jsonencode\(\{.*?\}\))\s*\}`)
 	ownerUsername     = regexp.MustCompile(`(username            = )"[^"]+"`)
 )
 
 // applyAfterKill applies body (already written), at most twice; a pinned
 // refusal of a half-made object is followed by the exact recovery its
 // detail gives, as written: the statement (run as the superuser), or the
-// username to set. It returns the outcome ("converged" or "recovered") and
-// the configuration applied last.
+// username to set, or the import block to add (written as given, with this
+// configuration's resource and server names). It returns the outcome
+// ("converged", "recovered" or "recovered_import") and the configuration
+// applied last.
 func (s accServer) applyAfterKill(t *testing.T, w *cliWorkspace, where, body string, cfg func(string) string) (string, string) {
 	t.Helper()
 	outcome := "converged"
@@ -339,6 +350,15 @@ func (s accServer) applyAfterKill(t *testing.T, w *cliWorkspace, where, body str
 			if m := recoveryUsername.FindStringSubmatch(d.Detail); m != nil {
 				t.Logf("%s: %s; its recovery: username = %q", where, d.Summary, m[1])
 				body = ownerUsername.ReplaceAllString(body, `${1}"`+m[1]+`"`)
+				w.write(cfg(body))
+				continue
+			}
+			if m := recoveryImport.FindStringSubmatch(d.Detail); m != nil {
+				id := strings.ReplaceAll(m[1], "tenantdb_db_server.<server>.ref", "tenantdb_db_server.main.ref")
+				block := "\nimport {\n  to = tenantdb_tenant_owner.o\n  id = " + id + "\n}\n"
+				t.Logf("%s: %s; its recovery, the import block:%s", where, d.Summary, block)
+				outcome = "recovered_import"
+				body += block
 				w.write(cfg(body))
 				continue
 			}
