@@ -118,34 +118,61 @@ func (s *Server) dropNonce(ctx context.Context, claim ddl.PostgresClaim) {
 // dropLeftoverNonces drops the nonce databases earlier claims of db left
 // when their provider was killed between create and rename (Terraform
 // killed mid-apply). This claim holds db's lock, so no claim of db that
-// could still rename one is in flight; they are new and empty.
+// could still rename one is in flight. Only a database the claim can prove
+// a leftover is dropped: named for db, carrying the mark its CREATE gave it
+// and owned by the admin (ddl.IsLeftoverNonce), and holding nothing
+// (nonceHoldsNothing). Anything else named like one is someone else's, or
+// a tenant's database from before such names were refused: it is left
+// alone, and it never stands in this claim's way (the claim's own nonce
+// has a fresh random name), so neither is a refusal.
 func (s *Server) dropLeftoverNonces(ctx context.Context, db ddl.DatabaseName) error {
-	var names []string
+	var found []ddl.NonceCandidate
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
-		names = names[:0]
-		rows, err := q.QueryContext(ctx, `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, ddl.NoncePrefixFor(db))
+		found = found[:0]
+		rows, err := q.QueryContext(ctx, `SELECT datname, oid::bigint, datdba = (SELECT oid FROM pg_roles WHERE rolname = current_user)
+			FROM pg_database WHERE starts_with(datname, $1)`, ddl.NoncePrefixFor(db))
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var n string
-			if err := rows.Scan(&n); err != nil {
+			var c ddl.NonceCandidate
+			var oid int64
+			if err := rows.Scan(&c.Name, &oid, &c.OwnedByAdmin); err != nil {
 				return err
 			}
-			names = append(names, n)
+			c.OID = uint32(oid)
+			found = append(found, c)
 		}
 		return rows.Err()
 	})
 	if err != nil {
 		return s.readError("list nonce databases left by earlier claims of "+db.String(), err)
 	}
-	for _, name := range names {
-		if drop, ok := ddl.DropLeftoverNonce(db, name); ok {
-			if err := s.exec(ctx, drop); err != nil {
-				return err
-			}
+	for _, c := range found {
+		drop, ok := ddl.DropLeftoverNonce(db, c)
+		if !ok {
+			continue
+		}
+		if empty, err := s.nonceHoldsNothing(ctx, c.Name); err != nil || !empty {
+			continue // not provably empty: left alone
+		}
+		if err := s.exec(ctx, drop); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// nonceHoldsNothing reads, inside a leftover nonce database, whether
+// anything was made in it since its template (ddl.NonceHoldsSomethingQuery).
+// A leftover is rare, so the cost of a connection into it is paid rarely;
+// the connection is closed again before the drop, which it would block.
+func (s *Server) nonceHoldsNothing(ctx context.Context, name string) (bool, error) {
+	var n int64
+	err := s.queryIn(ctx, name, func(ctx context.Context, q queryer) error {
+		return q.QueryRowContext(ctx, ddl.NonceHoldsSomethingQuery).Scan(&n)
+	})
+	s.closeTenantPool(name)
+	return err == nil && n == 0, err
 }

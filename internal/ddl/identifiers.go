@@ -87,6 +87,11 @@ func NewDatabaseName(engine Engine, s string) (DatabaseName, error) {
 		return DatabaseName{}, invalid("database name", s,
 			fmt.Sprintf("is %d bytes; PostgreSQL identifiers are at most 63 bytes and longer ones are silently truncated", len(s)))
 	}
+	if isScratchName(s) {
+		return DatabaseName{}, invalid("database name", s, "starts with "+NonceDatabasePrefix+" (in any case), the "+
+			"namespace of the scratch databases tenantdb's PostgreSQL claims make and drop; it can never be a tenant "+
+			"database, on any engine")
+	}
 	for _, sys := range systemSchemas {
 		if strings.EqualFold(s, sys) {
 			return DatabaseName{}, invalid("database name", s, "is a system database and can never be a tenant database")

@@ -41,6 +41,16 @@ func TestNewDatabaseName(t *testing.T) {
 		{"system postgres", EnginePostgres, "postgres", false},
 		{"system template0", EnginePostgres, "Template0", false},
 		{"system template1 on mysql too", EngineMySQL, "template1", false},
+		// The claim scratch namespace is the provider's, on every engine and
+		// in any case (MariaDB lower_case_table_names folds names).
+		{"scratch nonce name postgres", EnginePostgres, "tenantdb_claim_0123456789abcdef_0123456789abcdef01234567", false},
+		{"scratch prefix alone", EnginePostgres, "tenantdb_claim_", false},
+		{"scratch prefix upper postgres", EnginePostgres, "TENANTDB_CLAIM_x", false},
+		{"scratch prefix mixed case mysql", EngineMySQL, "Tenantdb_Claim_acme", false},
+		{"scratch prefix mysql", EngineMySQL, "tenantdb_claim_acme", false},
+		{"near the scratch prefix", EnginePostgres, "tenantdb_claim", true},
+		{"scratch prefix not at the start", EngineMySQL, "acme_tenantdb_claim_x", true},
+		{"other tenantdb prefix", EnginePostgres, "tenantdb_claims_x", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ package ddl
 import (
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // postgres renders for PostgreSQL 15+. Statements with Database set run
@@ -38,6 +39,12 @@ func (d postgres) CreateMarkedDatabase(db DatabaseName, cs Charset, co Collation
 // "LATIN1" does not match locale "C.UTF-8"). A locale alone keeps template0's
 // encoding; neither keeps both.
 func (d postgres) CreateDatabase(db DatabaseName, cs Charset, co Collation) Plan {
+	return d.createDatabase(db, cs, co, 0)
+}
+
+// createDatabase is CreateDatabase with a chosen OID (0: the server's);
+// a claim's nonce database carries its mark there (NonceOID).
+func (d postgres) createDatabase(db DatabaseName, cs Charset, co Collation, oid uint32) Plan {
 	b := sql("CREATE DATABASE ", pgIdent(db.s), " TEMPLATE template0")
 	if !cs.IsZero() {
 		b.add(" ENCODING ", pgLiteral(cs.s))
@@ -47,6 +54,9 @@ func (d postgres) CreateDatabase(db DatabaseName, cs Charset, co Collation) Plan
 	}
 	if !co.IsZero() {
 		b.add(" LOCALE ", pgLiteral(co.s))
+	}
+	if oid != 0 {
+		b.add(" OID ", strconv.FormatUint(uint64(oid), 10))
 	}
 	return Plan{
 		Statements: []Statement{

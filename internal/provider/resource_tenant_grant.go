@@ -513,7 +513,7 @@ func (r *tenantGrantResource) ImportState(ctx context.Context, req resource.Impo
 		}
 	}
 	if err != nil {
-		addError(&resp.Diagnostics, "import tenantdb_tenant_grant", fmt.Errorf("%v\n\nThe import ID is "+
+		addError(&resp.Diagnostics, "import tenantdb_tenant_grant", fmt.Errorf("%w\n\nThe import ID is "+
 			"jsonencode({ server = tenantdb_db_server.main.ref, database = \"acme_wms\", username = \"maester\" })", err))
 		return
 	}

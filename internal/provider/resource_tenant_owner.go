@@ -505,7 +505,7 @@ func (r *tenantOwnerResource) ImportState(ctx context.Context, req resource.Impo
 		}
 	}
 	if err != nil {
-		addError(&resp.Diagnostics, "import tenantdb_tenant_owner", fmt.Errorf("%v\n\nThe import ID is "+
+		addError(&resp.Diagnostics, "import tenantdb_tenant_owner", fmt.Errorf("%w\n\nThe import ID is "+
 			"jsonencode({ server = tenantdb_db_server.main.ref, database = \"acme_wms\", username = \"acme_app\" })", err))
 		return
 	}
