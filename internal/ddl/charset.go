@@ -278,8 +278,22 @@ func mismatch(charset, collation, why string) *Error {
 
 func checkPostgresEncodingLocale(charset, locale string) error {
 	enc, ok := pgEncodingNames[pgCleanEncodingName(charset)]
-	if !ok || enc == "UTF8" || enc == "SQL_ASCII" {
+	if !ok || enc == "UTF8" {
 		return nil
+	}
+	if enc == "SQL_ASCII" {
+		// PostgreSQL takes SQL_ASCII with a locale other than C/POSIX only
+		// from a superuser (check_encoding_locale_matches), and tenantdb's
+		// admin is not one.
+		if canonicalLocale(locale) == "C" {
+			return nil
+		}
+		return refuse(InvalidIdentifier,
+			fmt.Sprintf("collation %q for character set %q", printable(locale), printable(charset)),
+			fmt.Sprintf("SQL_ASCII goes only with the locale C or POSIX: with %q PostgreSQL answers that the encoding "+
+				"does not match the locale (it accepts the pair only from a superuser, which tenantdb's admin is not).",
+				printable(locale)),
+			"Use collation = \"C\" (or POSIX) with SQL_ASCII, or the locale's own encoding (UTF8 for a UTF-8 locale).")
 	}
 	_, codeset, ok := strings.Cut(locale, ".")
 	if !ok {

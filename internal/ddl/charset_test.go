@@ -416,7 +416,10 @@ func TestCheckCharsetCollation(t *testing.T) {
 		{EnginePostgres, "LATIN1", "de_DE.ISO-8859-1", true},
 		{EnginePostgres, "LATIN1", "en_US", true}, // no codeset in the name: the server decides
 		{EnginePostgres, "LATIN9", "de_DE@euro", true},
-		{EnginePostgres, "SQL_ASCII", "C.UTF-8", true}, // allowed for superusers: the server decides
+		{EnginePostgres, "SQL_ASCII", "C", true},
+		{EnginePostgres, "sql_ascii", "POSIX", true},
+		{EnginePostgres, "SQL_ASCII", "C.UTF-8", false}, // only a superuser may, and the admin is not one
+		{EnginePostgres, "SQL_ASCII", "en_US", false},
 		{EnginePostgres, "nosuch", "C.UTF-8", true},
 		{EnginePostgres, "LATIN1", "", true},
 		{EnginePostgres, "", "C.UTF-8", true},

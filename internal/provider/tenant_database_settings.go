@@ -40,6 +40,8 @@ func settingsFromServer(m *tenantDatabaseModel, st *dbclient.DatabaseState) {
 	m.Collation = types.StringValue(ddl.CollationAsWritten(e, knownString(m.Collation), st.Collation))
 }
 
+func known(v types.String) bool { return !v.IsNull() && !v.IsUnknown() }
+
 func knownString(v types.String) string {
 	if v.IsNull() || v.IsUnknown() {
 		return ""
@@ -95,12 +97,28 @@ func planSettings(ctx context.Context, req resource.ModifyPlanRequest, e ddl.Eng
 			}
 		}
 	default:
+		// A spelling of what state holds (utf8 for utf8mb3, C.UTF-8 for
+		// C.utf8) plans state's value: the server would change nothing, so
+		// the plan shows nothing (Terraform accepts the prior value for a
+		// configured attribute).
+		if known(cfgCS) && ddl.SameCharsetFor(e, cfgCS.ValueString(), state.CharacterSet.ValueString()) {
+			plan.CharacterSet = state.CharacterSet
+		}
+		if known(cfgCO) && ddl.SameCollationFor(e, cfgCO.ValueString(), state.Collation.ValueString()) {
+			plan.Collation = state.Collation
+		}
 		if cfgCS.IsNull() {
 			plan.CharacterSet = state.CharacterSet
+			// A collation alone names its character set, as on create: a
+			// collation of another character set changes it too, and the
+			// server derives which (MySQL/MariaDB ALTER DATABASE ... COLLATE).
+			if known(cfgCO) && ddl.CheckCharsetCollation(e, state.CharacterSet.ValueString(), cfgCO.ValueString()) != nil {
+				plan.CharacterSet = types.StringUnknown()
+			}
 		}
 		if cfgCO.IsNull() {
 			plan.Collation = state.Collation
-			if !cfgCS.IsNull() && !cfgCS.IsUnknown() && !ddl.SameCharsetFor(e, cfgCS.ValueString(), state.CharacterSet.ValueString()) {
+			if known(cfgCS) && !ddl.SameCharsetFor(e, cfgCS.ValueString(), state.CharacterSet.ValueString()) {
 				plan.Collation = types.StringUnknown()
 			}
 		}
