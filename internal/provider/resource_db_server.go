@@ -65,7 +65,11 @@ func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 		MarkdownDescription: "A saved database server that tenant resources provision on. Create and update connect as " +
 			"the admin login and test it: the server version must be supported (`UnsupportedServer`) and the admin " +
 			"must hold the documented rights (`MissingAdminRights`, listing each missing right and the statements " +
-			"that grant it). Destroying it touches nothing on the server.",
+			"that grant it). An admin holding more than those rights (a PostgreSQL superuser; on MySQL/MariaDB " +
+			"`ALL PRIVILEGES` or any other global privilege such as `SUPER`) works, with a warning naming what is " +
+			"held and the statements that narrow the login. PostgreSQL sessions take no setting from the `PG*` " +
+			"environment variables (`PGOPTIONS`, `PGSSLMODE`, `PGTARGETSESSIONATTRS`, ...): only from this resource " +
+			"and the provider's arguments. Destroying it touches nothing on the server.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed: true, MarkdownDescription: "The server name.",
