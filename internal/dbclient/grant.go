@@ -153,21 +153,38 @@ func (s *Server) CreateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 	return ids, err
 }
 
-// refuseGrantToMySQLOwner refuses, before any statement, a new grant to an
-// account that already holds every database-level privilege on db: on
-// MySQL/MariaDB that is what a tenant owner holds (the rule
-// checkOwnerConflict uses), and the grant would narrow it.
+// refuseGrantToMySQLOwner refuses, before any statement, a new grant to
+// the tenant owner's own login on MySQL/MariaDB: the login carrying the
+// database's owner mark (owner_mark_limit.go), whatever it holds. The grant
+// would narrow the owner to the grant's set and the two resources would
+// undo each other on every apply. A login with no owner mark at all that
+// already holds every database-level privilege there is refused too: an
+// owner made before the mark existed (or imported) looks like that, and a
+// refusal changes nothing. The login of another database's owner is not
+// this one's owner, whatever it holds.
 func (s *Server) refuseGrantToMySQLOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username) error {
 	if s.info.Flavor == ddl.FlavorPostgres {
 		return nil // syncGrantLocked refuses the database owner
+	}
+	ownsDB, marked, err := s.ownerMarkOn(ctx, db, user)
+	if err != nil {
+		return err
+	}
+	if ownsDB {
+		return ddl.ErrGrantToOwner(s.spec.Name, db, user, "it carries the owner mark of this database (the per-hour "+
+			"update limit its tenantdb_tenant_owner set when it created the login).")
+	}
+	if marked {
+		return nil
 	}
 	held, err := s.privileges(ctx, db, user)
 	if err != nil || len(held) == 0 {
 		return err
 	}
 	if len(ddl.Diff(s.info, ddl.FromActual(s.info, ddl.Catalog(s.info)), held).Grant) == 0 {
-		return ddl.ErrGrantToOwner(s.spec.Name, db, user, "it already holds every database-level privilege on it, "+
-			"which is what a tenant owner holds on MySQL/MariaDB (if it is not the owner, revoke that out of band first).")
+		return ddl.ErrGrantToOwner(s.spec.Name, db, user, "it carries no owner mark but already holds every "+
+			"database-level privilege on it, which is what a tenant owner made before the mark existed (or imported) "+
+			"holds (if it is not the owner, revoke that out of band first).")
 	}
 	return nil
 }
@@ -184,6 +201,9 @@ func (s *Server) UpdateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 		if !c.Found {
 			return ddl.ErrDatabaseGone(s.spec.Name, db)
 		}
+		if c.Verdict == Replaced && s.info.Flavor != ddl.FlavorPostgres {
+			return s.revokeFromRecreatedLocked(ctx, db, user, recorded.Principal)
+		}
 		if c.Verdict != Same {
 			return ddl.ErrIdentityMismatch(s.spec.Name, db, mismatchWhy(c.Verdict))
 		}
@@ -199,6 +219,28 @@ func (s *Server) UpdateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 		}
 		return s.syncGrantLocked(ctx, db, user, desired)
 	})
+}
+
+// revokeFromRecreatedLocked is UpdateGrant on a database re-created under
+// the grant's name (MySQL/MariaDB): the rows the grant made for the name,
+// which the new database inherited, are revoked when the principal is still
+// the recorded one, and nothing is granted on a database the grant never
+// saw (IdentityMismatch, saying what was revoked).
+func (s *Server) revokeFromRecreatedLocked(ctx context.Context, db ddl.DatabaseName, user ddl.Username, principal Identity) error {
+	pc, err := s.CheckLogin(ctx, user, principal)
+	if err != nil {
+		return err
+	}
+	if !pc.Found {
+		return ddl.ErrGrantUserMissing(s.spec.Name, user) // its rows went with it
+	}
+	if pc.Verdict != Same {
+		return ddl.ErrGrantIdentityMismatch(s.spec.Name, fmt.Sprintf("principal %q", user), PrincipalMismatchWhy(pc.Verdict))
+	}
+	if _, err := s.revokeOnNameLocked(ctx, db, user); err != nil {
+		return err
+	}
+	return ddl.ErrRecreatedDatabaseRevoked(s.spec.Name, db, user, "grant")
 }
 
 // GrantRevoke says what RevokeGrant did.
@@ -240,6 +282,9 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 		case c.Found && c.Verdict == Unproven && s.info.Flavor != ddl.FlavorPostgres:
 			// Its comment was edited in place (or it was re-created): the
 			// rows this grant made for the name are still ours to revoke.
+		case c.Found && c.Verdict == Replaced && s.info.Flavor != ddl.FlavorPostgres:
+			// The new database inherited this grant's rows for the name:
+			// they are ours to revoke (below), whatever the database is.
 		case c.Found && c.Verdict != Same:
 			out = GrantRevoke{Outcome: NotOurs, Why: fmt.Sprintf("Database %q: %s", db, mismatchWhy(c.Verdict))}
 			return nil

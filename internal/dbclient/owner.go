@@ -174,9 +174,9 @@ func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Userna
 
 // checkOwnerConflict refuses a second owner. PostgreSQL: the database is
 // owned by someone other than the admin. MySQL/MariaDB have no database
-// owner: an owner is an account other than the admin holding every
-// database-level privilege on it (what tenant_owner grants by default), so
-// a second tenant_owner with ALL PRIVILEGES on one database is refused.
+// owner: an owner is an account other than the admin that holds privileges
+// on it and carries its owner mark (owner_mark_limit.go); a grantee holding
+// ALL PRIVILEGES is not one.
 func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, user ddl.Username) error {
 	if s.info.Flavor == ddl.FlavorPostgres {
 		d, err := s.databaseDirect(ctx, db)
@@ -218,17 +218,18 @@ func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, us
 	if err != nil {
 		return s.readError("list the accounts holding privileges on "+db.String(), err)
 	}
-	all := ddl.Catalog(s.info)
 	for _, o := range others {
 		u, err := ddl.NewUsername(s.spec.Engine, o)
 		if err != nil {
 			continue // not a name tenantdb could manage: not an owner of ours
 		}
-		held, err := s.privileges(ctx, db, u)
+		// The owner mark, not what it holds: a grantee of ALL PRIVILEGES
+		// is no owner (owner_mark_limit.go).
+		ownsDB, _, err := s.ownerMarkOn(ctx, db, u)
 		if err != nil {
 			return err
 		}
-		if len(ddl.Diff(s.info, ddl.FromActual(s.info, all), held).Grant) == 0 {
+		if ownsDB {
 			return ddl.ErrOwnerConflictMySQL(s.spec.Name, db, u)
 		}
 	}

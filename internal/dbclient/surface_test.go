@@ -40,6 +40,7 @@ var serverSurface = []string{
 	"Owner",
 	"ReadGrant",
 	"RevokeGrant",
+	"RevokeOnRecreatedDatabase", // revokes only: rows a re-created database's name still gives a login
 	"RotateOwner",
 	"SetOwnerPassword",
 	"SyncOwnerPrivileges",

@@ -355,3 +355,25 @@ func ErrAdminNotOwnerMember(server string, db DatabaseName, owner, admin string)
 		"was changed. Make the admin a member (as a superuser: GRANT %s TO %s), or manage the owner with "+
 		"tenantdb_tenant_owner, which does that", db, server, owner, admin, pgIdent(owner), pgIdent(admin))
 }
+
+// ErrRecreatedDatabaseRevoked: MySQL/MariaDB, the database a grant or an
+// owner was made on was dropped and re-created outside Terraform, and the
+// new one had inherited the login's privilege rows for its name (rows
+// outlive DROP DATABASE). The apply revoked them (revoking never loses
+// data) and grants nothing on a database it never saw.
+func ErrRecreatedDatabaseRevoked(server string, db DatabaseName, user Username, what string) *Error {
+	return refuse(IdentityMismatch, fmt.Sprintf("database %q on server %q", db.s, server),
+		fmt.Sprintf("The database was dropped and re-created outside Terraform since this %s was made: the database "+
+			"there now is another one, and it had inherited %q's privilege rows for its name (MySQL/MariaDB keep them "+
+			"after DROP DATABASE). Those rows were revoked (%s); nothing was granted on the new database.",
+			what, user.s, strings.TrimSuffix(RevokeAllText(db, user), ";")),
+		"If the new database is the tenant's, adopt it (import the tenantdb_tenant_database): the next apply forgets "+
+			"what this resource recorded of the old database and grants on the new one as the configuration declares. "+
+			"If it is not, remove this resource from the configuration: nothing of it is left on the server.")
+}
+
+// RevokeAllText is the MySQL/MariaDB statement that revokes everything
+// user holds on db's name, as a diagnostic shows it for a user to run.
+func RevokeAllText(db DatabaseName, user Username) string {
+	return "REVOKE ALL PRIVILEGES ON " + mysqlGrantTarget(db) + " FROM " + mysqlAccount(user) + ";"
+}

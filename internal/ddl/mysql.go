@@ -60,7 +60,7 @@ func (d mysql) DropDatabase(db DatabaseName) Plan {
 
 func (d mysql) CreateOwner(db DatabaseName, owner Username, pw Password, privs PrivilegeSet) Plan {
 	keywords, literal := d.identifiedBy(pw)
-	create := sql("CREATE USER ", mysqlAccount(owner), keywords).secret(literal).claims().done()
+	create := sql("CREATE USER ", mysqlAccount(owner), keywords).secret(literal).add(ownerLimitMarkClause(db)).claims().done()
 	grant := d.SyncPrivileges(db, owner, Username{}, PrivilegeDiff{Grant: grantList(d.info, privs)})
 	return Plan{
 		Statements: append([]Statement{create}, grant.Statements...),

@@ -48,7 +48,8 @@ const ownerConflictFix = "A tenant database has one owner. Manage that owner wit
 // no tables there, so dropping it loses nothing of the tenant's.
 func ErrOwnerConflictMySQL(server string, db DatabaseName, other Username) *Error {
 	e := ErrOwnerConflict(server, db, other.s,
-		"That account holds every database-level privilege on it, which is what an owner holds on MySQL/MariaDB.")
+		"That account holds privileges on it and carries its owner mark (the per-hour update limit a "+
+			"tenantdb_tenant_owner's CREATE USER sets), so it is that database's owner login.")
 	e.Fix += fmt.Sprintf("\n\nIf an interrupted apply of this resource made it (a username rotation to %q), either set username = %q "+
 		"and apply, or remove it and apply again (MySQL/MariaDB accounts own no tables):\n\n  DROP USER %s;", other.s, other.s, mysqlAccount(other))
 	return e

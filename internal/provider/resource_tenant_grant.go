@@ -370,9 +370,18 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhy(dbclient.OtherServer)+
 				" State is kept as last read; nothing will be granted or revoked there.")
 			return
+		case vDB == dbclient.Replaced && len(st.Held.Any) > 0 && srv.Info().Flavor != ddl.FlavorPostgres:
+			// Nothing is forgotten before it is revoked: the new database
+			// inherited this grant's rows for the name. On the recorded
+			// database the grant holds nothing (it is gone), which is what
+			// state says, so the plan shows the apply that revokes them.
+			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, recreatedDatabaseWarning)
+			state.Privileges = privilegeSetValue(nil)
+			resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
+			return
 		case vDB == dbclient.Replaced:
 			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhy(dbclient.Replaced)+
-				" The grant is removed from state; nothing was revoked there. The next apply grants on the database that "+
+				" The grant holds nothing on it, so it is removed from state; the next apply grants on the database that "+
 				"is there now.")
 			resp.State.RemoveResource(ctx)
 			return
@@ -399,6 +408,15 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 	resp.Diagnostics.Append(recordGrantIdentities(ctx, resp.Private, st.Identity)...)
 	resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 }
+
+// recreatedDatabaseWarning: a grant's or owner's database was re-created
+// and the login's rows for its name, which the new database inherited,
+// remain (MySQL/MariaDB).
+const recreatedDatabaseWarning = "The database was dropped and re-created outside Terraform: the database there now " +
+	"is not the one this was made for, and it inherited the login's privilege rows for its name (MySQL/MariaDB keep " +
+	"them after DROP DATABASE), so the login can use the new database. They stay in state and the plan shows them " +
+	"as held on nothing: the next apply revokes them and grants nothing on the new database (IdentityMismatch), and " +
+	"a destroy revokes them too."
 
 // grantPrivilegesValue is what Read reports: the declared set when the
 // server holds exactly that, otherwise what it really holds (drift).

@@ -320,6 +320,7 @@ func (r *tenantOwnerResource) Create(ctx context.Context, req resource.CreateReq
 	plan.PreviousUsername = types.StringNull()
 	plan.PreviousRetained = types.BoolValue(false)
 	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, id)...)
+	resp.Diagnostics.Append(recordOwnerDatabase(ctx, srv, t.db, resp.Private)...)
 	resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.State.Raw)...)
 }
 
@@ -399,6 +400,7 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 		}
 	}
 	state.Privileges = ownerPrivilegesValue(srv.Info(), state.Privileges, st)
+	readOwnerDatabase(ctx, srv, t, st, req.Private, resp.Private, &state, object, &resp.Diagnostics)
 	pending, diags := readPendingLogins(ctx, req.Private, state.PreviousUsername)
 	resp.Diagnostics.Append(diags...)
 	pending = pending.withHalfMade(st.HalfMade)
@@ -452,14 +454,18 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 	resp.Diagnostics.Append(diags...)
 	pending, diags := readPendingLogins(ctx, req.Private, state.PreviousUsername)
 	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() || (len(pending) == 0 && !state.UserCreated.ValueBool()) {
-		return // an imported owner is never dropped
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	state.Privileges = types.SetNull(types.StringType) // as read, not as declared
 	t, diags := r.target(ctx, state)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if len(pending) == 0 && !state.UserCreated.ValueBool() {
+		r.revokeKeptOwnerOnRecreated(ctx, req.Private, t, recorded, &resp.Diagnostics)
+		return // an imported owner is never dropped
 	}
 	srv, err := r.data.connect(ctx, t.ref)
 	if err != nil {
@@ -474,6 +480,7 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 		return
 	}
 	if !state.UserCreated.ValueBool() {
+		r.revokeKeptOwnerOnRecreated(ctx, req.Private, t, recorded, &resp.Diagnostics)
 		return // an imported owner is never dropped
 	}
 	outcome, check, err := srv.DropOwner(ctx, t.db, t.user, recorded)

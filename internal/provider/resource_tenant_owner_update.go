@@ -43,6 +43,7 @@ func (r *tenantOwnerResource) Update(ctx context.Context, req resource.UpdateReq
 		run  func(context.Context) error
 	}{
 		{"check the server is still the same", u.checkServerMove},
+		{"revoke what a re-created database inherited", u.revokeOnRecreatedDatabase},
 		{"rotate the username", u.rotateUsername},
 		{"set the password", u.setPassword},
 		{"discard the retained password", u.discardRetainedPassword},

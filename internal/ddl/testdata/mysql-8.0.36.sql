@@ -14,14 +14,14 @@ DROP DATABASE IF EXISTS `acme_1`;
 
 -- == create owner (ALL PRIVILEGES) ==
 -- claim: fails if it exists; never retried after a lost connection
-CREATE USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
+CREATE USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?' WITH MAX_UPDATES_PER_HOUR 4084302067;
 GRANT ALL PRIVILEGES ON `acme\_1`.* TO 'acme_app'@'%';
 -- undo
 DROP USER IF EXISTS 'acme_app'@'%';
 
 -- == create owner (SELECT, DELETE) ==
 -- claim: fails if it exists; never retried after a lost connection
-CREATE USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
+CREATE USER 'acme_app'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?' WITH MAX_UPDATES_PER_HOUR 4084302067;
 GRANT DELETE, SELECT ON `acme\_1`.* TO 'acme_app'@'%';
 -- undo
 DROP USER IF EXISTS 'acme_app'@'%';
@@ -37,7 +37,7 @@ ALTER USER 'acme_app'@'%' DISCARD OLD PASSWORD;
 
 -- == rotate owner: handover ==
 -- claim: fails if it exists; never retried after a lost connection
-CREATE USER 'acme_app2'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?';
+CREATE USER 'acme_app2'@'%' IDENTIFIED BY 'p''a\ss"wö`rd''''\''%_?' WITH MAX_UPDATES_PER_HOUR 4084302067;
 GRANT ALL PRIVILEGES ON `acme\_1`.* TO 'acme_app2'@'%';
 -- undo
 DROP USER IF EXISTS 'acme_app2'@'%';

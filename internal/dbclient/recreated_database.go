@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// A database re-created under the same name (MySQL/MariaDB). The server
+// keeps an account's database-level grant rows for a name after DROP
+// DATABASE, and a database created later under that name inherits them: a
+// superuser's new database is readable by the old owner and grantees. The
+// rule is "revoking is always safe; dropping needs proof": when the
+// database at the name is not the recorded one, the rows this provider
+// made for the login are revoked, and nothing is granted on, altered in or
+// dropped from the new database. PostgreSQL privileges live in the
+// database itself and go with it, so there is nothing to do there.
+
+// recreatedDatabase reports whether the database named db is not the one
+// recorded (MySQL/MariaDB only): found says whether a database of that
+// name exists; recreated, that it is gone, another one on the same server,
+// or not provably the recorded one (a MariaDB comment rewritten). An empty recorded identity proves nothing and reports false, and
+// so does another server (nothing of ours is there to revoke).
+func (s *Server) recreatedDatabase(ctx context.Context, db ddl.DatabaseName, recorded Identity) (found, recreated bool, err error) {
+	if s.info.Flavor == ddl.FlavorPostgres || recorded == "" {
+		return false, false, nil
+	}
+	c, err := s.CheckIdentity(ctx, db, recorded)
+	if err != nil {
+		return false, false, err
+	}
+	return c.Found, !c.Found || (c.Verdict != Same && c.Verdict != OtherServer), nil
+}
+
+// RevokeOnRecreatedDatabase revokes everything user holds on db's name
+// when the database there is not recordedDB (recreatedDatabase) and user
+// is still recordedLogin: the rows are then the ones this provider made
+// for it. It reports whether it revoked anything. The owner's apply and
+// destroy call it; the grant's own calls are in grant.go.
+func (s *Server) RevokeOnRecreatedDatabase(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recordedDB, recordedLogin Identity) (bool, error) {
+	var revoked bool
+	err := s.withLock(ctx, db, func(ctx context.Context) error {
+		_, recreated, err := s.recreatedDatabase(ctx, db, recordedDB)
+		if err != nil || !recreated {
+			return err
+		}
+		if c, err := s.CheckLogin(ctx, user, recordedLogin); err != nil || !c.Found || c.Verdict != Same {
+			return err // not the login this provider made rows for
+		}
+		revoked, err = s.revokeOnNameLocked(ctx, db, user)
+		return err
+	})
+	return revoked, err
+}
+
+// revokeOnNameLocked revokes every privilege user holds on db's name
+// (MySQL/MariaDB) and reads back that none is left; nothing held is not
+// an error. The caller holds the tenant's lock.
+func (s *Server) revokeOnNameLocked(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (bool, error) {
+	held, err := s.privileges(ctx, db, user)
+	if err != nil || len(held) == 0 {
+		return false, err
+	}
+	if err := s.exec(ctx, ddl.RevokeGrant(s.dialect(), db, user, ddl.Username{}, ddl.PostgresGrantScope{})); err != nil {
+		return false, err
+	}
+	left, err := s.privileges(ctx, db, user)
+	if err == nil && len(left) > 0 {
+		err = fmt.Errorf("%s: after revoking, %q still holds %v on %q", s.spec.describe(), user, left, db)
+	}
+	return err == nil, err
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// An owner's database re-created outside Terraform (MySQL/MariaDB): the
+// owner login's privilege rows are kept for the database's name, so the new
+// database is the login's too. The owner records the identity of its
+// database (private state, key ownerDatabaseKey) when it is created,
+// imported or first refreshed, so that a refresh can show those rows in the
+// plan, its apply revoke them (and grant nothing on the new database), and
+// a destroy that does not drop the login revoke them as well.
+// dbclient/recreated_database.go has the server side.
+
+// ownerDatabaseKey keeps, in an owner's private state, the identity of the
+// database it was made for (MySQL/MariaDB).
+const ownerDatabaseKey = "d"
+
+// recordOwnerDatabase records the identity of the database the owner was
+// just created on (read directly: the database may be minutes old).
+func recordOwnerDatabase(ctx context.Context, srv *dbclient.Server, db ddl.DatabaseName, p privateWriter) diag.Diagnostics {
+	if srv.Info().Flavor == ddl.FlavorPostgres {
+		return nil
+	}
+	c, err := srv.CheckIdentity(ctx, db, "")
+	if err != nil || !c.Found {
+		return nil // the next refresh records it
+	}
+	return recordPrivate(ctx, p, ownerDatabaseKey, c.Identity)
+}
+
+// readOwnerDatabase is the owner's refresh of its database's identity.
+// With no identity recorded yet (an import, or state from before) it
+// records the database there now. When the database there is another one
+// and the login still holds rows for its name, it warns and reports the
+// login as holding nothing on the recorded database, so the plan shows the
+// apply that revokes them; once no rows are left it records the database
+// there now (nothing of the old one remains to revoke).
+func readOwnerDatabase(ctx context.Context, srv *dbclient.Server, t ownerTarget, st *dbclient.OwnerState,
+	req privateReader, resp privateWriter, state *tenantOwnerModel, object string, diags *diag.Diagnostics) {
+	if srv.Info().Flavor == ddl.FlavorPostgres {
+		return
+	}
+	recorded, d := privateIdentity(ctx, req, ownerDatabaseKey)
+	diags.Append(d...)
+	dbState, current, err := srv.DatabaseWithIdentity(ctx, t.db)
+	if err != nil || dbState == nil || d.HasError() {
+		return // a read error is the next refresh's; a gone database keeps what was recorded
+	}
+	if recorded != "" && dbclient.Compare(recorded, current) == dbclient.Replaced && len(st.Privileges) > 0 {
+		addWarning(diags, ddl.DriftDetected, object, recreatedDatabaseWarning)
+		state.Privileges = privilegeSetValue(nil)
+		return
+	}
+	if recorded == "" || dbclient.Compare(recorded, current) == dbclient.Replaced {
+		diags.Append(recordPrivate(ctx, resp, ownerDatabaseKey, current)...)
+	}
+}
+
+// revokeOnRecreatedDatabase is the owner's update step for a database
+// re-created under its name: revoke the rows the new database inherited,
+// then refuse (IdentityMismatch) instead of granting on it.
+func (u *ownerUpdate) revokeOnRecreatedDatabase(ctx context.Context) error {
+	recorded, d := privateIdentity(ctx, u.req.Private, ownerDatabaseKey)
+	if d.HasError() || recorded == "" {
+		return nil
+	}
+	if u.srv.Info().Flavor == ddl.FlavorPostgres {
+		return nil
+	}
+	// Only a database shown to be another one (Replaced): an Unproven one
+	// (a MariaDB comment edited in place) keeps the tenant's access.
+	c, err := u.srv.CheckIdentity(ctx, u.t.db, recorded)
+	if err != nil || !c.Found || c.Verdict != dbclient.Replaced {
+		return err
+	}
+	if _, err := u.srv.RevokeOnRecreatedDatabase(ctx, u.t.db, u.old.user, recorded, u.recorded); err != nil {
+		return err
+	}
+	return ddl.ErrRecreatedDatabaseRevoked(u.t.ref.Name, u.t.db, u.old.user, "owner")
+}
+
+// revokeKeptOwnerOnRecreated is a destroy that does not drop the login
+// (imported): the rows a re-created (or dropped) database's name still
+// gives it are revoked. Revoking never loses data; a server that cannot be
+// reached leaves a warning with the statement, not a failed destroy.
+func (r *tenantOwnerResource) revokeKeptOwnerOnRecreated(ctx context.Context, p privateReader, t ownerTarget,
+	recordedLogin dbclient.Identity, diags *diag.Diagnostics) {
+	if t.ref.engine() == ddl.EnginePostgres {
+		return
+	}
+	recorded, d := privateIdentity(ctx, p, ownerDatabaseKey)
+	if d.HasError() || recorded == "" {
+		return
+	}
+	srv, err := r.data.connect(ctx, t.ref)
+	if err == nil {
+		_, err = srv.RevokeOnRecreatedDatabase(ctx, t.db, t.user, recorded, recordedLogin)
+	}
+	if err != nil {
+		addWarning(diags, ddl.DriftDetected, fmt.Sprintf("login %q on server %q", t.user, t.ref.Name),
+			fmt.Sprintf("Could not check whether database %q was re-created under its name, so rows it may have "+
+				"inherited were not revoked (%v). If it was, run:\n\n  %s", t.db, err, ddl.RevokeAllText(t.db, t.user)))
+	}
+}
