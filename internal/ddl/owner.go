@@ -64,8 +64,11 @@ func ErrOwnerConflictRotated(server string, db DatabaseName, other Username) *Er
 	e := ErrOwnerConflict(server, db, other.s,
 		"Its mark says a username rotation of a tenantdb_tenant_owner made it for this database and finished (the login "+
 			"it took over from is gone), in an apply that was interrupted before Terraform saved its state.")
-	e.Fix = fmt.Sprintf("If that was this resource, set username = %q and apply (the login is adopted as this resource's own); "+
-		"then, to go back to another name, change username again (a rotation). Otherwise: %s", other.s, ownerConflictFix)
+	e.Fix = fmt.Sprintf("If that was this resource and it is still in state, apply again with refresh (the default): the "+
+		"refresh finds %q from its mark and the plan rotates to the configured name. If it is no longer in state, adopt "+
+		"it (it then stays on the server when this resource is destroyed) with username = %q and:\n\n  import {\n    to = "+
+		"tenantdb_tenant_owner.<this resource>\n    id = jsonencode({ server = tenantdb_db_server.<server>.ref, database = "+
+		"%q, username = %q })\n  }\n\nOtherwise: %s", other.s, other.s, db.s, other.s, ownerConflictFix)
 	return e
 }
 
