@@ -28,14 +28,16 @@ var serverSurface = []string{
 	"ClaimOwner",
 	"CreateGrant",
 	"Database",
+	"DatabaseOwnerToJoin", // read-only: an import reads what the apply after it must join
 	"DatabaseWithIdentity",
 	"DiscardOldOwnerPassword",
 	"DropOwnDatabase",
 	"DropOwner",
 	"Info",
-	"JoinOwnerRole", // an imported PostgreSQL owner: the admin joins its role (checks the login read)
-	"ListDatabases", // read-only: list resources
-	"ListOwners",    // read-only: list resources
+	"JoinDatabaseOwner", // an imported PostgreSQL grant's apply: the admin joins the owner role its import read
+	"JoinOwnerRole",     // an imported PostgreSQL owner's apply: the admin joins its role (checks the login read)
+	"ListDatabases",     // read-only: list resources
+	"ListOwners",        // read-only: list resources
 	"LoginIdentity",
 	"Owner",
 	"ReadGrant",

@@ -51,6 +51,8 @@ type grantServer interface {
 	UpdateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username, desired ddl.PrivilegeSet, recorded dbclient.GrantIdentity) error
 	RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded dbclient.GrantIdentity) (dbclient.GrantRevoke, error)
 	UnescapedGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (string, error)
+	DatabaseOwnerToJoin(ctx context.Context, db ddl.DatabaseName) (string, error)
+	JoinDatabaseOwner(ctx context.Context, db ddl.DatabaseName, owner ddl.Username) error
 }
 
 var _ grantServer = (*dbclient.Server)(nil)

@@ -404,6 +404,17 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 	state.Privileges = grantPrivilegesValue(ctx, srv.Info(), state.Privileges, held, importing)
 	state.ID = types.StringValue(grantID(t.ref, t.db.String(), t.user.String()))
+	if importing {
+		// Granting on the tenant's objects needs the owner's role; an import
+		// only reads, the apply that changes the grant joins it
+		// (import_join.go).
+		toJoin, err := srv.DatabaseOwnerToJoin(ctx, t.db)
+		if err != nil {
+			addError(&resp.Diagnostics, fmt.Sprintf("import the %s (the admin must act as the owner of database %q)", object, t.db), err)
+			return
+		}
+		resp.Diagnostics.Append(recordJoinPending(ctx, resp.Private, toJoin)...)
+	}
 	warnUnescapedGrant(ctx, srv, t.db, t.user, &resp.Diagnostics)
 	resp.Diagnostics.Append(recordGrantIdentities(ctx, resp.Private, st.Identity)...)
 	resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
@@ -471,6 +482,12 @@ func (r *tenantGrantResource) Update(ctx context.Context, req resource.UpdateReq
 		keepOld(err, fmt.Sprintf("connect to server %q", t.ref.Name))
 		return
 	}
+	diags, err = joinRecordedOwner(ctx, req.Private, resp.Private, t.db, srv.JoinDatabaseOwner)
+	resp.Diagnostics.Append(diags...)
+	if err != nil {
+		keepOld(err, fmt.Sprintf("join the owner role of database %q, as the grant's import found needed", t.db))
+		return
+	}
 	// Every update (a privilege change, or a new address for the server)
 	// checks both identities under the locks before anything runs.
 	if err := srv.UpdateGrant(ctx, t.db, t.user, t.privs, recorded); err != nil {
@@ -508,6 +525,12 @@ func (r *tenantGrantResource) Delete(ctx context.Context, req resource.DeleteReq
 	if err != nil {
 		addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q to revoke the grant on database %q to %q (it stays in state; destroy again when the server is reachable)",
 			t.ref.Name, t.db, t.user), err)
+		return
+	}
+	diags, err = joinRecordedOwner(ctx, req.Private, resp.Private, t.db, srv.JoinDatabaseOwner)
+	resp.Diagnostics.Append(diags...)
+	if err != nil {
+		addError(&resp.Diagnostics, fmt.Sprintf("join the owner role of database %q to revoke the grant to %q (it stays in state)", t.db, t.user), err)
 		return
 	}
 	out, err := srv.RevokeGrant(ctx, t.db, t.user, recorded)

@@ -53,6 +53,15 @@ func (f *fakeGrantServer) UnescapedGrant(context.Context, ddl.DatabaseName, ddl.
 	return "", nil
 }
 
+func (f *fakeGrantServer) DatabaseOwnerToJoin(context.Context, ddl.DatabaseName) (string, error) {
+	return "", nil
+}
+
+func (f *fakeGrantServer) JoinDatabaseOwner(context.Context, ddl.DatabaseName, ddl.Username) error {
+	f.t.Error("Read called JoinDatabaseOwner")
+	return nil
+}
+
 // readGrantWith runs the grant resource's Read on a state for database db
 // against fake, with no server and no terraform.
 func readGrantWith(t *testing.T, fake *fakeGrantServer, db string) *resource.ReadResponse {

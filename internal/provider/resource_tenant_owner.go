@@ -70,7 +70,18 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"8.0.21+: a claim mark kept as a user ATTRIBUTE) is recorded in private state and checked before every " +
 			"change or drop: a login re-created by someone else is never altered or dropped (on MariaDB, one re-created " +
 			"within the same second as the original cannot be told apart; an out-of-band password reset there makes " +
-			"the login look replaced, so tenantdb then leaves it alone until it is imported again).",
+			"the login look replaced, so tenantdb then leaves it alone until it is imported again).\n\n" +
+			"**MySQL/MariaDB owner mark.** These engines have no database owner, so the login is created with its " +
+			"database's owner mark: `WITH MAX_UPDATES_PER_HOUR <n>`, n between 4,000,000,000 and 4,268,435,455, derived " +
+			"from the database name (a limit no workload reaches). No login can change its own limits and a " +
+			"`tenantdb_tenant_grant` never sets one, so the mark, not what a login holds, tells the owner from a grantee: " +
+			"a grant to the owner's login is refused whatever the owner's `privileges`, and a grantee of `ALL PRIVILEGES` " +
+			"is never taken for a second owner (`OwnerConflict` names only a login carrying the mark). A DBA who resets " +
+			"the limit removes the mark; an imported owner, or one made by an earlier version, carries none.\n\n" +
+			"**A database re-created under its name (MySQL/MariaDB).** The owner records its database's identity. When " +
+			"the database there is another one, the login's privilege rows for the name (which the new database " +
+			"inherited) are shown in the plan as held on nothing, and the apply revokes them and refuses " +
+			"(`IdentityMismatch`); a destroy that does not drop the login (imported) revokes them too.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed: true, MarkdownDescription: "`<server name>/<database>/<username>`.",
@@ -242,6 +253,11 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 		return
 	}
 	refuseServerMove(&resp.Diagnostics, "login", state.Username.ValueString(), stateRef, ref)
+	// An import recorded a role the admin must join: the apply joins it,
+	// even when nothing else changes (import_join.go).
+	if _, pending, d := joinPending(ctx, req.Private); pending && !d.HasError() {
+		plan.UserCreated = types.BoolUnknown()
+	}
 	// A retained old password is discarded by the next apply; a bump with
 	// retain_previous_password may retain one again (MySQL 8.0.14+ only).
 	plan.PreviousRetained = types.BoolValue(false)
@@ -417,11 +433,18 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 	if importing {
 		state.UserCreated = types.BoolValue(false)
-		// The admin manages the imported tenant as its owner (PostgreSQL):
-		// what the owner's create gives it, an import gives it too.
-		if err := srv.JoinOwnerRole(ctx, t.db, t.user, st.Identity); err != nil {
+		// The admin manages the imported tenant as its owner (PostgreSQL),
+		// as the owner's create gives it; an import only reads, so the role
+		// to join is recorded and the apply that follows joins it
+		// (import_join.go). 16+: an owner the admin does not administer is
+		// refused here, by a read.
+		toJoin, err := srv.DatabaseOwnerToJoin(ctx, t.db)
+		if err != nil {
 			addError(&resp.Diagnostics, fmt.Sprintf("import %s (the admin must act as the owner of database %q)", object, t.db), err)
 			return
+		}
+		if toJoin == t.user.String() {
+			resp.Diagnostics.Append(recordJoinPending(ctx, resp.Private, toJoin)...)
 		}
 	}
 	warnUnescapedGrant(ctx, srv, t.db, t.user, &resp.Diagnostics)

@@ -43,6 +43,7 @@ func (r *tenantOwnerResource) Update(ctx context.Context, req resource.UpdateReq
 		run  func(context.Context) error
 	}{
 		{"check the server is still the same", u.checkServerMove},
+		{"join the owner's role, as its import found needed", u.joinImportedOwnerRole},
 		{"revoke what a re-created database inherited", u.revokeOnRecreatedDatabase},
 		{"rotate the username", u.rotateUsername},
 		{"set the password", u.setPassword},
@@ -105,6 +106,21 @@ func (u *ownerUpdate) checkServerMove(ctx context.Context) error {
 		err = ddl.ErrIdentityMismatch(u.t.ref.Name, u.t.db, fmt.Sprintf("The server moved from %s to %s, and login %q "+
 			"is not there with the recorded identity.", u.old.ref.address(), u.t.ref.address(), u.t.user))
 	}
+	return err
+}
+
+// joinImportedOwnerRole: the admin joins the role of an imported owner
+// (PostgreSQL) in the first apply after the import, which only read that
+// it must (import_join.go), before any statement that needs it.
+func (u *ownerUpdate) joinImportedOwnerRole(ctx context.Context) error {
+	diags, err := joinRecordedOwner(ctx, u.req.Private, u.resp.Private, u.old.db,
+		func(ctx context.Context, db ddl.DatabaseName, owner ddl.Username) error {
+			if owner != u.old.user {
+				return nil
+			}
+			return u.srv.JoinOwnerRole(ctx, db, owner, u.recorded)
+		})
+	u.resp.Diagnostics.Append(diags...)
 	return err
 }
 
