@@ -82,10 +82,17 @@ func (r *tenantGrantResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"destroy hands them back to the admin. The admin grants as the owner: it must be a member of the owner " +
 			"role (`tenantdb_tenant_owner` makes it one).\n\n" +
 			"A grant never names the tenant owner's own login (`GrantUserReserved`, before any SQL): on PostgreSQL the " +
-			"database's owner; on MySQL/MariaDB an account that already holds every database-level privilege on it.\n\n" +
+			"database's owner; on MySQL/MariaDB the login carrying the database's owner mark (the `MAX_UPDATES_PER_HOUR` " +
+			"limit, 4,000,000,000 or more, that its `tenantdb_tenant_owner` sets when it creates the login; no login can " +
+			"change its own, and a grant never sets one), whatever it holds, and an account with no mark that already " +
+			"holds every database-level privilege on it (an owner made by an earlier version, or imported). A grant of " +
+			"`ALL PRIVILEGES` made before the owner does not make its principal an owner.\n\n" +
 			"**MySQL/MariaDB: a database dropped outside Terraform.** The server keeps the principal's grant rows for " +
 			"the name after `DROP DATABASE`, and a database created later under that name would inherit them. While " +
-			"they exist the grant stays in state (`DriftDetected`, naming the leak) and its destroy revokes them.",
+			"they exist the grant stays in state (`DriftDetected`, naming the leak) and its destroy revokes them. A database " +
+			"dropped and re-created under the name (its identity differs) inherits them: the refresh keeps the grant, " +
+			"warns, and plans an update; the apply revokes the rows and refuses (`IdentityMismatch`, with the statement " +
+			"it ran) instead of granting on a database the grant was never made for; destroy revokes them too.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed: true, MarkdownDescription: "`<server name>/<database>/<username>`.",
