@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
 // passwordPolicyError explains MySQL/MariaDB error 1819: a
@@ -39,9 +41,18 @@ func (s *Server) passwordPolicy(ctx context.Context) string {
 	var settings []string
 	qerr := s.query(context.WithoutCancel(ctx), func(ctx context.Context, q queryer) error {
 		settings = nil
-		rows, err := q.QueryContext(ctx, `SELECT LOWER(VARIABLE_NAME), VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES
-WHERE VARIABLE_NAME LIKE 'SIMPLE\_PASSWORD\_CHECK%' OR VARIABLE_NAME LIKE 'CRACKLIB\_PASSWORD\_CHECK%'
-   OR VARIABLE_NAME LIKE 'PASSWORD\_REUSE\_CHECK%' OR VARIABLE_NAME LIKE 'VALIDATE\_PASSWORD%'
+		// MySQL 8+ has no information_schema.GLOBAL_VARIABLES; its
+		// performance_schema table answers even with performance_schema off.
+		// ESCAPE '!', not "\_": under the session's NO_BACKSLASH_ESCAPES
+		// MySQL reads a backslash in LIKE literally (MariaDB does not), and
+		// the query found no variable at all.
+		table := "information_schema.GLOBAL_VARIABLES"
+		if s.info.Flavor == ddl.FlavorMySQL {
+			table = "performance_schema.global_variables"
+		}
+		rows, err := q.QueryContext(ctx, `SELECT LOWER(VARIABLE_NAME), VARIABLE_VALUE FROM `+table+`
+WHERE VARIABLE_NAME LIKE 'SIMPLE!_PASSWORD!_CHECK%' ESCAPE '!' OR VARIABLE_NAME LIKE 'CRACKLIB!_PASSWORD!_CHECK%' ESCAPE '!'
+   OR VARIABLE_NAME LIKE 'PASSWORD!_REUSE!_CHECK%' ESCAPE '!' OR VARIABLE_NAME LIKE 'VALIDATE!_PASSWORD%' ESCAPE '!'
    OR VARIABLE_NAME = 'STRICT_PASSWORD_VALIDATION' ORDER BY 1`)
 		if err != nil {
 			return err

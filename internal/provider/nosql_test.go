@@ -27,6 +27,11 @@ func (s accServer) catalogSnapshot(t *testing.T) []string {
 		`SELECT CONCAT_WS('|', 'login', User, Host) FROM mysql.user`,
 		`SELECT CONCAT_WS('|', 'grant', User, Host, Db, Select_priv, Insert_priv, Update_priv, Delete_priv, Create_priv, Drop_priv, Grant_priv, Alter_priv) FROM mysql.db`,
 	}
+	if s.Flavor == testserver.FlavorMySQL {
+		// MySQL has no schema comments; its logins carry attributes.
+		queries[0] = `SELECT CONCAT_WS('|', 'db', SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME) FROM information_schema.SCHEMATA`
+		queries[1] = `SELECT CONCAT_WS('|', 'login', User, Host, COALESCE(User_attributes, '')) FROM mysql.user`
+	}
 	if s.Engine == "postgres" {
 		queries = []string{
 			`SELECT concat_ws('|', 'db', datname, pg_encoding_to_char(encoding), datcollate, pg_get_userbyid(datdba), datacl::text, oid::text) FROM pg_database`,
