@@ -809,7 +809,11 @@ func TestAccTenantGrant_identity(t *testing.T) {
 func (s accServer) passwordChanged(t *testing.T, user string) string {
 	t.Helper()
 	var v string
-	if err := s.super(t, "").QueryRow(`SELECT COALESCE(JSON_VALUE(Priv, '$.password_last_changed'), '') FROM mysql.global_priv WHERE User = ? AND Host = '%'`, user).Scan(&v); err != nil {
+	q := `SELECT COALESCE(JSON_VALUE(Priv, '$.password_last_changed'), '') FROM mysql.global_priv WHERE User = ? AND Host = '%'`
+	if s.Flavor == "mysql" { // MySQL: no mysql.global_priv
+		q = `SELECT COALESCE(CAST(password_last_changed AS CHAR), '') FROM mysql.user WHERE User = ? AND Host = '%'`
+	}
+	if err := s.super(t, "").QueryRow(q, user).Scan(&v); err != nil {
 		return ""
 	}
 	return v
