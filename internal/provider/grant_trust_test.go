@@ -368,3 +368,57 @@ func TestAccTrust_grantOfAllBeforeOwner(t *testing.T) {
 		}
 	}
 }
+
+// TestAccTrust_grantOnUnprovenDatabase (item 3, MariaDB): the tenant's
+// owner rewrites its database's comment (its identity there), so nothing
+// proves whether it is the same database or a re-created one. The grant
+// keeps its access and its state (a DriftDetected warning gives the REVOKE
+// for the case it was re-created), the plan changes nothing of it, and its
+// destroy still revokes: offboarding does not depend on what the tenant
+// wrote.
+func TestAccTrust_grantOnUnprovenDatabase(t *testing.T) {
+	for _, kind := range engines() {
+		t.Run(kind, func(t *testing.T) {
+			s := testAccServer(t, kind)
+			if kind != "mariadb" {
+				t.Skip("only a MariaDB database's identity lives where its tenant writes (its comment)")
+			}
+			db, owner, user := uniqueName("gun"), uniqueName("guno"), uniqueName("gunu")
+			s.principal(t, user)
+			t.Cleanup(func() {
+				s.dropDatabase(t, db)
+				s.dropLogins(t, owner, user)
+			})
+			w := newCLIWorkspace(t)
+			base := s.serverHCL("") + ownerHCL(db, owner, "Owner-pw-1", 1, "")
+			w.write(base + grantHCL("g", "tenantdb_tenant_database.db.name", user, `["SELECT"]`, ""))
+			w.run("apply", "-auto-approve").mustSucceed(t, "create")
+			if err := s.as(owner, "Owner-pw-1", db, "CREATE TABLE "+s.table(db, "t")+" (v int)",
+				"ALTER DATABASE "+s.ident(db)+" COMMENT 'mine now'"); err != nil {
+				t.Fatal(err)
+			}
+
+			plan := w.run("plan").mustSucceed(t, "plan")
+			found := false
+			for _, d := range plan.Diagnostics {
+				if d.Severity == "warning" && strings.HasPrefix(d.Summary, "DriftDetected: ") &&
+					strings.Contains(d.Detail, fmt.Sprintf("%q", user)) && strings.Contains(d.Detail, "REVOKE ALL PRIVILEGES ON") {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("no warning on the grant giving the REVOKE:\n%+v", plan.Diagnostics)
+			}
+			if a, ok := plannedActions(plan)["tenantdb_tenant_grant.g"]; ok {
+				t.Fatalf("the plan changes the grant (%s) on a database that may be the same", a)
+			}
+			if err := s.as(user, principalPW, db, "SELECT v FROM "+s.table(db, "t")); err != nil {
+				t.Fatalf("the grantee lost its access: %v", err)
+			}
+			w.write(base)
+			w.run("apply", "-auto-approve").mustSucceed(t, "remove the grant")
+			s.requireNoRows(t, db, user)
+			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+		})
+	}
+}

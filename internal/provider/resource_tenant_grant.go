@@ -386,6 +386,17 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 			state.Privileges = privilegeSetValue(nil)
 			resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 			return
+		case vDB == dbclient.Unproven:
+			// Maybe the same database with its comment edited, maybe another:
+			// kept with its recorded identity, never granted on or revoked
+			// from until proven; destroy revokes.
+			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhy(dbclient.Unproven)+
+				" The grant stays in state with what it recorded; nothing is granted or revoked until the database's "+
+				"comment is given back, and a destroy revokes it. If the database was re-created, revoke what it "+
+				"inherited now:\n\n  "+ddl.RevokeAllText(t.db, t.user))
+			state.Privileges = grantPrivilegesValue(ctx, srv.Info(), state.Privileges, st.Held, false)
+			resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
+			return
 		case vDB == dbclient.Replaced:
 			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhy(dbclient.Replaced)+
 				" The grant holds nothing on it, so it is removed from state; the next apply grants on the database that "+
