@@ -30,7 +30,15 @@ func (s accServer) scratchLookalike(t *testing.T, db, random, owner string, mark
 	}
 	s.exec(t, "", q)
 	if withRows {
-		s.exec(t, name, "CREATE TABLE tenant_rows (v int)", "INSERT INTO tenant_rows VALUES (1), (2), (3)")
+		// As the admin, on a connection closed afterwards: a session left in
+		// it would make any DROP fail, and the test would not show whether
+		// the claim tried one.
+		if owner != s.Admin.Username {
+			t.Fatal("rows are written as the admin: the look-alike must be the admin's")
+		}
+		if err := s.as(owner, s.Admin.Password, name, "CREATE TABLE tenant_rows (v int)", "INSERT INTO tenant_rows VALUES (1), (2), (3)"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return name
 }
