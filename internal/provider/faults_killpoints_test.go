@@ -23,9 +23,10 @@ import (
 // with the same configuration ("forward") and, where the previous
 // configuration has the resource, with that one ("back"). After each:
 // converged in at most two applies with no manual SQL, or a pinned refusal
-// whose detail gives the exact recovery statement, which then works
-// (counted separately); no login or database of the run left that the
-// configuration does not declare, nor a PostgreSQL nonce database; every
+// whose detail gives the exact recovery (a statement, a username, an
+// import block), which then works (counted separately); no login or
+// database of the run left that the configuration does not declare, nor a
+// PostgreSQL nonce database; every
 // owner logs in with its password and still has its table; the grantee
 // still reads; the plan is empty; destroy leaves nothing of the run.
 //
@@ -302,7 +303,8 @@ func (s accServer) applyStoppedAfter(t *testing.T, w *cliWorkspace, k int) ([]st
 
 // recoveryStatement is the one statement a pinned refusal's detail gives
 // for an object an interrupted apply left ("DROP ...;" on a line of its
-// own); recoveryUsername the configuration change it gives instead.
+// own); recoveryUsername the configuration change it gives instead;
+// recoveryImport the import block of an owner whose create had finished.
 var (
 	recoveryStatement = regexp.MustCompile(`(?m)^\s*(DROP (?:USER|ROLE|DATABASE) [^\n;]+);\s*$`)
 	recoveryUsername  = regexp.MustCompile(`set username = "([^"]+)"`)

@@ -366,7 +366,7 @@ func TestAccOwnerTrust_rotationBackToPendingLogin(t *testing.T) {
 					}
 					s.exec(t, elsewhere, "DROP TABLE blocker")
 				},
-				Config:    s.serverHCL("") + ownerHCL(db, user, pw, 1, ""),
+				Config: s.serverHCL("") + ownerHCL(db, user, pw, 1, ""),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("previous_username"), knownvalue.Null()),
 				},
