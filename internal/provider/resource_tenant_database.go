@@ -70,7 +70,7 @@ func (r *tenantDatabaseResource) Schema(_ context.Context, _ resource.SchemaRequ
 			"name": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "Database name, `^[A-Za-z0-9_]{1,64}$` (PostgreSQL: at most 63 bytes); not a system " +
-					"schema. Cannot change (`ImmutableAttribute`): renaming a tenant is a migration.",
+					"schema, and not starting `tenantdb_claim_` in any case (the provider's scratch names). Cannot change (`ImmutableAttribute`): renaming a tenant is a migration.",
 				Validators:    []validator.String{identifierValidator{kind: "database name"}},
 				PlanModifiers: []planmodifier.String{immutableString("the database name")},
 			},
