@@ -93,14 +93,27 @@ func (s *Server) exec(ctx context.Context, plan ddl.Plan) error {
 		}
 		if err := s.execOne(ctx, st); err != nil {
 			if i > 0 && len(plan.Undo) > 0 {
-				for _, u := range plan.Undo {
-					_ = s.execOne(context.WithoutCancel(ctx), u)
-				}
+				return s.undo(ctx, plan, i, err)
 			}
 			return err
 		}
 	}
 	return nil
+}
+
+// undo runs plan's undo after statement failed (the failed index) ended
+// it. It stops at its first failure: each undo step may depend on the
+// ones before it (PostgreSQL REASSIGN OWNED BY new TO old must succeed
+// before DROP OWNED BY new, or DROP OWNED drops the tenant's tables), so
+// nothing runs after a step that failed, and the error says what ran, what
+// failed, and what was not run.
+func (s *Server) undo(ctx context.Context, plan ddl.Plan, failed int, cause error) error {
+	for j, u := range plan.Undo {
+		if uerr := s.execOne(context.WithoutCancel(ctx), u); uerr != nil {
+			return &undoError{server: s.spec.describe(), cause: cause, plan: plan, failed: failed, undoFailed: j, undoErr: uerr}
+		}
+	}
+	return cause
 }
 
 func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
@@ -149,6 +162,9 @@ func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
 }
 
 func (s *Server) run(ctx context.Context, st ddl.Statement) error {
+	if s.spec.Engine != ddl.EnginePostgres {
+		return s.runKillable(ctx, st)
+	}
 	db := s.adminConn(ctx)
 	if st.Database != "" && s.spec.Engine == ddl.EnginePostgres {
 		tdb, release, err := s.tenantDB(st.Database)

@@ -16,6 +16,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
@@ -281,6 +283,14 @@ func (s Spec) pgxConfig(database string) (*pgx.ConnConfig, error) {
 	// service file's options land in RuntimeParams).
 	cfg.RuntimeParams = map[string]string{}
 	cfg.ValidateConnect = nil
+	// A cancelled context sends the server a cancel request and waits for
+	// the statement's answer (cancelWait at most), instead of closing the
+	// socket: a backend waiting for a lock does not notice a closed socket,
+	// and the connection (with the advisory lock it holds for the undo)
+	// stays usable.
+	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelWait}
+	}
 	// pgx takes the bare host (an IPv6 address without brackets, as
 	// libpq's host) and joins it with the port itself (net.JoinHostPort).
 	cfg.Host, cfg.Port = s.Host, uint16(s.Port)

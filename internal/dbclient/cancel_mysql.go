@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// Cancelling a MySQL/MariaDB statement. Closing the client connection does
+// not stop a statement on these servers: a CREATE USER waiting for a lock
+// completes when the lock goes, after the operation reported it cancelled
+// (an orphan login, an ALTER USER landing after its refresh). So the
+// statement is sent with a context the driver does not cancel, and when
+// the operation's context ends, KILL QUERY of the statement's connection
+// goes over a connection of its own; then the statement's own answer is
+// awaited, so the error says what really happened: it was interrupted (it
+// did not take effect), it finished first (it did, and the operation goes
+// on to find its context ended at the next step), or no answer came within
+// cancelWait (outcome unknown, said so). The connection stays open, so a
+// GET_LOCK it holds still guards the undo.
+
+// cancelWait bounds the wait for KILL QUERY and the interrupted statement's
+// answer.
+var cancelWait = 30 * time.Second
+
+// connIDKey holds, in an operation's context, the MySQL connection id of
+// the connection that holds its lock (read once, when first needed).
+type connIDKey struct{}
+
+type connID struct{ id int64 }
+
+// withConnIDCache gives ctx a place for its locked connection's id.
+func withConnIDCache(ctx context.Context) context.Context {
+	return context.WithValue(ctx, connIDKey{}, &connID{})
+}
+
+// runKillable runs st on MySQL/MariaDB so that the end of ctx stops it on
+// the server.
+func (s *Server) runKillable(ctx context.Context, st ddl.Statement) error {
+	conn, id, done, err := s.statementConn(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	answer := make(chan error, 1)
+	go func() {
+		_, err := conn.ExecContext(context.WithoutCancel(ctx), st.SQL())
+		answer <- err
+	}()
+	select {
+	case err := <-answer:
+		return err
+	case <-ctx.Done():
+	}
+	return s.killAndWait(ctx, id, answer)
+}
+
+// statementConn is the connection st runs on and its id: the one holding
+// the operation's lock, or one taken from the pool for this statement.
+func (s *Server) statementConn(ctx context.Context) (conn *sql.Conn, id int64, done func(), err error) {
+	if c, ok := ctx.Value(lockedConnKey{}).(*sql.Conn); ok {
+		cache, _ := ctx.Value(connIDKey{}).(*connID)
+		if cache != nil && cache.id != 0 {
+			return c, cache.id, func() {}, nil
+		}
+		if err := c.QueryRowContext(ctx, `SELECT CONNECTION_ID()`).Scan(&id); err != nil {
+			return nil, 0, nil, err
+		}
+		if cache != nil {
+			cache.id = id
+		}
+		return c, id, func() {}, nil
+	}
+	if conn, err = s.db.Conn(ctx); err != nil {
+		return nil, 0, nil, err
+	}
+	if err := conn.QueryRowContext(ctx, `SELECT CONNECTION_ID()`).Scan(&id); err != nil {
+		conn.Close()
+		return nil, 0, nil, err
+	}
+	return conn, id, func() { conn.Close() }, nil
+}
+
+// killAndWait sends KILL QUERY id over a new connection (never the pool,
+// whose connections may all hold locks) and waits for the statement's
+// answer.
+func (s *Server) killAndWait(ctx context.Context, id int64, answer <-chan error) error {
+	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelWait)
+	defer cancel()
+	killErr := s.killQuery(kctx, id)
+	select {
+	case err := <-answer:
+		switch {
+		case err == nil:
+			// It finished before the kill reached it: it took effect, and
+			// the next step sees the ended context.
+			return nil
+		case codeOf(err) == "mysql:1317": // ER_QUERY_INTERRUPTED
+			return &cancelledError{cause: ctx.Err(), id: id}
+		}
+		return err
+	case <-kctx.Done():
+		if killErr == nil {
+			killErr = kctx.Err()
+		}
+		return &cancelUnconfirmedError{cause: ctx.Err(), id: id, killErr: killErr}
+	}
+}
+
+// killQuery runs KILL QUERY id on a connection of its own. A login may
+// kill its own statements without any privilege.
+func (s *Server) killQuery(ctx context.Context, id int64) error {
+	cfg, err := s.spec.mysqlConfig("")
+	if err != nil {
+		return err
+	}
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return err
+	}
+	db := sql.OpenDB(connector)
+	defer db.Close()
+	_, err = db.ExecContext(ctx, ddl.MySQLKillQuery(id))
+	return err
+}
+
+// cancelledError: the server interrupted the statement at the operation's
+// deadline; it did not take effect.
+type cancelledError struct {
+	cause error
+	id    int64
+}
+
+func (e *cancelledError) Error() string {
+	return fmt.Sprintf("cancelled on the server (KILL QUERY %d) before it took effect: %v", e.id, e.cause)
+}
+func (e *cancelledError) Unwrap() error { return e.cause }
+
+// cancelUnconfirmedError: no answer came after KILL QUERY; the statement
+// may still complete on the server.
+type cancelUnconfirmedError struct {
+	cause   error
+	id      int64
+	killErr error
+}
+
+func (e *cancelUnconfirmedError) Error() string {
+	return fmt.Sprintf("the operation's time ran out and KILL QUERY %d was sent, but the server did not confirm within %s "+
+		"that the statement stopped (%v): it may still complete on the server; the next refresh reads what it did: %v",
+		e.id, cancelWait, e.killErr, e.cause)
+}
+func (e *cancelUnconfirmedError) Unwrap() error { return e.cause }
