@@ -403,6 +403,15 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 				"is there now.")
 			resp.State.RemoveResource(ctx)
 			return
+		case vP == dbclient.Unproven:
+			// A MariaDB principal whose password was set since (it may set its
+			// own): kept with its recorded identity, so destroy revokes.
+			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, "The principal's password was set since this "+
+				"grant was made (by the principal itself, which any MariaDB login may do, by an administrator, or "+
+				"because it was dropped and re-created outside Terraform): it may be another principal, not the one this "+
+				"grant was made for, and nothing proves otherwise. The grant stays in state as last read; nothing is granted to it until it is adopted again "+
+				"(terraform state rm, then import), and a destroy revokes what it holds on the database.")
+			return
 		case vP == dbclient.Replaced:
 			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.PrincipalMismatchWhy(dbclient.Replaced)+
 				" The grant is removed from state; nothing was revoked from that principal. The next apply grants to "+
