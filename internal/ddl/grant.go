@@ -367,9 +367,10 @@ func ErrRecreatedDatabaseRevoked(server string, db DatabaseName, user Username, 
 			"there now is another one, and it had inherited %q's privilege rows for its name (MySQL/MariaDB keep them "+
 			"after DROP DATABASE). Those rows were revoked (%s); nothing was granted on the new database.",
 			what, user.s, strings.TrimSuffix(RevokeAllText(db, user), ";")),
-		"If the new database is the tenant's, adopt it (import the tenantdb_tenant_database): the next apply forgets "+
-			"what this resource recorded of the old database and grants on the new one as the configuration declares. "+
-			"If it is not, remove this resource from the configuration: nothing of it is left on the server.")
+		"If the database there is the tenant's after all, give it back its claim mark (the tenantdb_tenant_database's "+
+			"warning gives the ALTER DATABASE statement) or adopt it with terraform import (its first apply marks it): "+
+			"this resource then takes it for its own and grants as the configuration declares. If it is not, remove "+
+			"this resource from the configuration: nothing of it is left on the server. Until then every apply refuses.")
 }
 
 // RevokeAllText is the MySQL/MariaDB statement that revokes everything

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -181,12 +182,77 @@ func TestAccTrust_recreatedDatabase(t *testing.T) {
 			}
 			intact()
 
+			// It goes on refusing: nothing is granted on a database made by
+			// hand until someone says it is the tenant's.
+			r = w.run("apply", "-auto-approve").mustFail(t, "apply again on the re-created database")
+			r.requireDiag(t, "error", "IdentityMismatch")
+			s.requireNoRows(t, db, owner, user)
+
+			// A DBA says it is: it gets its mark back (the statement the
+			// database's warning gives), and the next apply grants again.
+			restore := markRestoreStatement.FindString(r.Output)
+			if restore == "" {
+				t.Fatalf("no warning gives the statement that restores the database's mark:\n%+v", r.Diagnostics)
+			}
+			s.exec(t, "", strings.ReplaceAll(restore, "\\'", "'"))
+			w.run("apply", "-auto-approve").mustSucceed(t, "apply once the database has its mark back")
+			if err := readSecret(user, principalPW); err != nil {
+				t.Fatalf("the grantee does not read the adopted database: %v", err)
+			}
+			w.run("plan", "-detailed-exitcode").mustSucceed(t, "empty plan after the adoption")
+
 			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
 			s.requireNoRows(t, db, owner, user)
 			if s.loginExists(t, owner) {
 				t.Fatal("destroy left the owner login")
 			}
 			intact()
+		})
+	}
+}
+
+// markRestoreStatement finds the statement that gives a MariaDB database its
+// claim mark back in -json output (quotes JSON-escaped).
+var markRestoreStatement = regexp.MustCompile("ALTER DATABASE `[^`]+` COMMENT 'tenantdb:[0-9a-f]+'")
+
+// TestAccTrust_droppedDatabaseRecreatedByTerraform (item 3, MariaDB): the
+// converse of a superuser's re-creation. The database is dropped out of
+// band and its tenantdb_tenant_database creates it again (with a new claim
+// mark): the grant's rows outlived the drop and stay valid, the owner and
+// the grant take the new database for theirs, nothing is refused, and the
+// plan after is empty.
+func TestAccTrust_droppedDatabaseRecreatedByTerraform(t *testing.T) {
+	for _, kind := range engines() {
+		t.Run(kind, func(t *testing.T) {
+			s := testAccServer(t, kind)
+			if kind != "mariadb" {
+				t.Skip("MariaDB: the database's claim mark tells a configuration's re-creation from a hand-made one")
+			}
+			db, owner, user := uniqueName("rtf"), uniqueName("rtfo"), uniqueName("rtfu")
+			s.principal(t, user)
+			t.Cleanup(func() {
+				s.dropDatabase(t, db)
+				s.dropLogins(t, owner, user)
+			})
+			w := newCLIWorkspace(t)
+			w.write(s.serverHCL("") + ownerHCL(db, owner, "Owner-pw-1", 1, "") +
+				grantHCL("g", "tenantdb_tenant_database.db.name", user, `["SELECT"]`, ""))
+			w.run("apply", "-auto-approve").mustSucceed(t, "create")
+			s.dropDatabase(t, db)
+			w.run("apply", "-auto-approve").mustSucceed(t, "the database created again")
+			for _, d := range w.run("plan", "-detailed-exitcode").mustSucceed(t, "empty plan").Diagnostics {
+				if strings.HasPrefix(d.Summary, "DriftDetected") {
+					t.Fatalf("drift after the configuration re-created its database: %s", d.Detail)
+				}
+			}
+			if err := s.as(owner, "Owner-pw-1", db, "CREATE TABLE "+s.table(db, "t")+" (v int)"); err != nil {
+				t.Fatalf("the owner cannot use the new database: %v", err)
+			}
+			if err := s.as(user, principalPW, db, "SELECT v FROM "+s.table(db, "t")); err != nil {
+				t.Fatalf("the grantee cannot read the new database: %v", err)
+			}
+			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+			s.requireNoRows(t, db, owner, user)
 		})
 	}
 }

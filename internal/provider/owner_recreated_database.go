@@ -41,10 +41,12 @@ func recordOwnerDatabase(ctx context.Context, srv *dbclient.Server, db ddl.Datab
 // readOwnerDatabase is the owner's refresh of its database's identity.
 // With no identity recorded yet (an import, or state from before) it
 // records the database there now. When the database there is another one
-// and the login still holds rows for its name, it warns and reports the
-// login as holding nothing on the recorded database, so the plan shows the
-// apply that revokes them; once no rows are left it records the database
-// there now (nothing of the old one remains to revoke).
+// made by hand (no tenantdb claim mark), it warns and reports the login as
+// holding nothing on the recorded database, so the plan shows the apply
+// that revokes what the new one inherited and refuses, and goes on refusing
+// until the database is given its mark back or adopted. One a
+// tenantdb_tenant_database made (the configuration re-created it) is
+// recorded as the owner's own.
 func readOwnerDatabase(ctx context.Context, srv *dbclient.Server, t ownerTarget, st *dbclient.OwnerState,
 	req privateReader, resp privateWriter, state *tenantOwnerModel, object string, diags *diag.Diagnostics) {
 	if srv.Info().Flavor == ddl.FlavorPostgres {
@@ -56,12 +58,19 @@ func readOwnerDatabase(ctx context.Context, srv *dbclient.Server, t ownerTarget,
 	if err != nil || dbState == nil || d.HasError() {
 		return // a read error is the next refresh's; a gone database keeps what was recorded
 	}
-	if recorded != "" && dbclient.Compare(recorded, current) == dbclient.Replaced && len(st.Privileges) > 0 {
-		addWarning(diags, ddl.DriftDetected, object, recreatedDatabaseWarning)
+	replaced := recorded != "" && dbclient.Compare(recorded, current) == dbclient.Replaced
+	if replaced && !current.Strong() {
+		// Re-created by hand: shown as holding nothing on its database,
+		// so the apply revokes what the new one inherited and refuses.
+		addWarning(diags, ddl.DriftDetected, object, recreatedDatabaseWarning(len(st.Privileges) > 0))
 		state.Privileges = privilegeSetValue(nil)
 		return
 	}
-	if recorded == "" || dbclient.Compare(recorded, current) == dbclient.Replaced {
+	if recorded == "" || replaced || (dbclient.Compare(recorded, current) == dbclient.Unproven && current.Strong()) {
+		// Nothing recorded yet, or a database a tenantdb_tenant_database
+		// made (a claim mark as its comment: the configuration re-created
+		// it after a drop): its own. A tenant can write a mark's form only
+		// on its own database, which this already is.
 		diags.Append(recordPrivate(ctx, resp, ownerDatabaseKey, current)...)
 	}
 }

@@ -377,19 +377,27 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhy(dbclient.OtherServer)+
 				" State is kept as last read; nothing will be granted or revoked there.")
 			return
-		case vDB == dbclient.Replaced && len(st.Held.Any) > 0 && srv.Info().Flavor != ddl.FlavorPostgres:
-			// Nothing is forgotten before it is revoked: the new database
-			// inherited this grant's rows for the name. On the recorded
-			// database the grant holds nothing (it is gone), which is what
-			// state says, so the plan shows the apply that revokes them.
-			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, recreatedDatabaseWarning)
+		case vDB == dbclient.Replaced && srv.Info().Flavor != ddl.FlavorPostgres && !st.Identity.Database.Strong():
+			// Re-created by hand (no claim mark): nothing is forgotten
+			// before it is revoked, and nothing is granted on it unasked.
+			// On the recorded database the grant holds nothing (it is gone),
+			// which is what state says: the plan shows the apply that
+			// revokes the rows the new database inherited, and refuses.
+			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, recreatedDatabaseWarning(len(st.Held.Any) > 0))
 			state.Privileges = privilegeSetValue(nil)
 			resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 			return
-		case vDB == dbclient.Unproven:
+		case vDB == dbclient.Replaced && srv.Info().Flavor != ddl.FlavorPostgres && len(st.Held.Any) > 0:
+			// A tenantdb_tenant_database made the database there now (its
+			// claim mark says so: the configuration re-created it after it
+			// was dropped), and the grant's rows are on it: the grant is
+			// that database's now (read on below, its identity recorded).
+		case vDB == dbclient.Unproven && !st.Identity.Database.Strong():
 			// Maybe the same database with its comment edited, maybe another:
 			// kept with its recorded identity, never granted on or revoked
-			// from until proven; destroy revokes.
+			// from until proven; destroy revokes. (A comment that is a claim
+			// mark is a database a tenantdb_tenant_database made, re-created
+			// by the configuration after a drop: read on below, recorded.)
 			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhy(dbclient.Unproven)+
 				" The grant stays in state with what it recorded; nothing is granted or revoked until the database's "+
 				"comment is given back, and a destroy revokes it. If the database was re-created, revoke what it "+
@@ -447,14 +455,22 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 	resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 }
 
-// recreatedDatabaseWarning: a grant's or owner's database was re-created
-// and the login's rows for its name, which the new database inherited,
-// remain (MySQL/MariaDB).
-const recreatedDatabaseWarning = "The database was dropped and re-created outside Terraform: the database there now " +
-	"is not the one this was made for, and it inherited the login's privilege rows for its name (MySQL/MariaDB keep " +
-	"them after DROP DATABASE), so the login can use the new database. They stay in state and the plan shows them " +
-	"as held on nothing: the next apply revokes them and grants nothing on the new database (IdentityMismatch), and " +
-	"a destroy revokes them too."
+// recreatedDatabaseWarning: a grant's or owner's database was dropped
+// and re-created by hand (MySQL/MariaDB); rows: the login's privilege
+// rows for its name, which the new database inherited, remain.
+func recreatedDatabaseWarning(rows bool) string {
+	head := "The database was dropped and re-created outside Terraform (it carries no tenantdb claim mark): it is not " +
+		"the one this was made for. "
+	if rows {
+		return head + "It inherited the login's privilege rows for its name (MySQL/MariaDB keep them after DROP " +
+			"DATABASE), so the login can use it. They stay in state and the plan shows them as held on nothing: the next " +
+			"apply revokes them and grants nothing on the new database (IdentityMismatch); a destroy revokes them too."
+	}
+	return head + "Nothing of this resource is left on it; it stays in state and every apply refuses (IdentityMismatch) " +
+		"rather than grant on a database it was not made for, until the database is given back its mark (the " +
+		"tenantdb_tenant_database's warning has the statement) or adopted with terraform import, or this resource is " +
+		"removed from the configuration."
+}
 
 // grantPrivilegesValue is what Read reports: the declared set when the
 // server holds exactly that, otherwise what it really holds (drift).
