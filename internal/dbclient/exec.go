@@ -165,17 +165,25 @@ func (s *Server) run(ctx context.Context, st ddl.Statement) error {
 	if s.spec.Engine != ddl.EnginePostgres {
 		return s.runKillable(ctx, st)
 	}
-	db := s.adminConn(ctx)
-	if st.Database != "" && s.spec.Engine == ddl.EnginePostgres {
-		tdb, release, err := s.tenantDB(st.Database)
+	conn, _ := ctx.Value(lockedConnKey{}).(*sql.Conn)
+	if st.Database != "" || conn == nil {
+		pool := s.db
+		if st.Database != "" {
+			tdb, release, err := s.tenantDB(st.Database)
+			if err != nil {
+				return err
+			}
+			defer release()
+			pool = tdb
+		}
+		c, err := pool.Conn(ctx)
 		if err != nil {
 			return err
 		}
-		defer release()
-		db = tdb
+		defer c.Close()
+		conn = c
 	}
-	_, err := db.ExecContext(ctx, st.SQL())
-	return err
+	return s.runPostgres(ctx, conn, st)
 }
 
 // query runs a read on the admin pool with retries.

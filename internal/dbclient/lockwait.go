@@ -4,6 +4,7 @@ package dbclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -35,8 +36,16 @@ func (s *Server) lockTimeoutError(ctx context.Context, st ddl.Statement, err err
 	if tenant == "" {
 		tenant = st.Database
 	}
-	holders, herr := s.lockHolders(context.WithoutCancel(ctx), tenant)
 	var who string
+	var blocked *blockedError
+	if errors.As(err, &blocked) {
+		// Read while it waited: exactly the sessions it waited for.
+		return &lockWaitError{msg: fmt.Sprintf("%s: a statement on database %q waited more than %s (lock_timeout) for a "+
+			"lock and was cancelled. While it waited, it was blocked by:\n  - %s\nEnd that session or let it finish, then "+
+			"apply again (or raise the provider's lock_timeout).", s.spec.describe(), tenant, s.spec.lockTimeout(),
+			strings.Join(blocked.blockers, "\n  - ")), err: blocked.err}
+	}
+	holders, herr := s.lockHolders(context.WithoutCancel(ctx), tenant)
 	switch {
 	case herr != nil:
 		who = "The sessions holding locks could not be listed: " + herr.Error()
