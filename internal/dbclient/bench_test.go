@@ -20,7 +20,7 @@ import (
 // snapshot variant is what the provider does; direct is one query each.
 func BenchmarkRefresh500(b *testing.B) {
 	for _, engine := range engines {
-		ts := testserver.Shared(b, engine)
+		ts := testserver.SharedKind(b, engine)
 		names := make([]ddl.DatabaseName, 500)
 		super, err := ts.SuperDB("")
 		if err != nil {
@@ -28,7 +28,7 @@ func BenchmarkRefresh500(b *testing.B) {
 		}
 		for i := range names {
 			name := fmt.Sprintf("bench_%d", i)
-			names[i], _ = ddl.NewDatabaseName(ddl.Engine(engine), name)
+			names[i], _ = ddl.NewDatabaseName(ddl.Engine(ts.Engine), name)
 			q := fmt.Sprintf("CREATE DATABASE IF NOT EXISTS `%s`", name)
 			if engine == testserver.EnginePostgres {
 				q = fmt.Sprintf(`CREATE DATABASE %q`, name)

@@ -228,7 +228,7 @@ func TestReadOnlyServer(t *testing.T) {
 	for _, engine := range engines {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
-			ts := testserver.Shared(t, engine)
+			ts := testserver.SharedKind(t, engine)
 			setReadOnly(t, ts, true)
 			// A fresh registry, so every connection starts read-only.
 			e := newEnv(t, engine)

@@ -64,9 +64,9 @@ func wantConfigError(t *testing.T, spec Spec, err error, attempts int64, want ..
 
 // localSpec is adminSpec for the local backend (the tests below need our
 // CA and a loopback address).
-func localSpec(t *testing.T, engine string) (*testserver.Server, Spec) {
+func localSpec(t *testing.T, kind string) (*testserver.Server, Spec) {
 	t.Helper()
-	ts := testserver.Shared(t, engine)
+	ts := testserver.SharedKind(t, kind)
 	if ts.CAPEM == "" || ts.Host != "127.0.0.1" {
 		t.Skipf("%s backend at %s without our CA: these cases need the local servers", ts.Backend, ts.Host)
 	}
@@ -134,8 +134,8 @@ func TestConnectDNSNotFound(t *testing.T) {
 func TestConnectWrongEnginePort(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ engine, at, speaks string }{
-		{testserver.EngineMySQL, testserver.EnginePostgres, "does not speak the MySQL protocol (it answers like a PostgreSQL server)"},
-		{testserver.EnginePostgres, testserver.EngineMySQL, "does not speak the PostgreSQL protocol (it answers like a MySQL server)"},
+		{testserver.KindMariaDB, testserver.KindPostgres, "does not speak the MySQL protocol (it answers like a PostgreSQL server)"},
+		{testserver.KindPostgres, testserver.KindMariaDB, "does not speak the PostgreSQL protocol (it answers like a MySQL server)"},
 	} {
 		for _, mode := range []TLSMode{TLSVerifyFull, TLSDisable} {
 			t.Run(c.engine+"/"+string(mode), func(t *testing.T) {

@@ -344,10 +344,14 @@ func (e *env) recreatePrincipal(db ddl.DatabaseName, u ddl.Username) {
 		e.super(fmt.Sprintf(`DROP ROLE %q`, u), fmt.Sprintf(`CREATE ROLE %q LOGIN PASSWORD '%s'`, u, granteePW))
 		return
 	}
-	old := superScalar[string](e, `SELECT JSON_VALUE(Priv, '$.password_last_changed') FROM mysql.global_priv WHERE User = ? AND Host = '%'`, u.String())
+	changed := `SELECT JSON_VALUE(Priv, '$.password_last_changed') FROM mysql.global_priv WHERE User = ? AND Host = '%'`
+	if e.ts.Flavor == "mysql" { // no mysql.global_priv
+		changed = `SELECT CAST(password_last_changed AS CHAR) FROM mysql.user WHERE User = ? AND Host = '%'`
+	}
+	old := superScalar[string](e, changed, u.String())
 	for i := 0; ; i++ {
 		e.super(fmt.Sprintf(`DROP USER '%s'@'%%'`, u), fmt.Sprintf(`CREATE USER '%s'@'%%' IDENTIFIED BY '%s'`, u, granteePW))
-		now := superScalar[string](e, `SELECT JSON_VALUE(Priv, '$.password_last_changed') FROM mysql.global_priv WHERE User = ? AND Host = '%'`, u.String())
+		now := superScalar[string](e, changed, u.String())
 		if now != old {
 			return
 		}

@@ -28,7 +28,9 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testserver.RunMain(m)) }
 
-var engines = []string{testserver.EngineMySQL, testserver.EnginePostgres}
+// engines are server kinds (testserver.Kinds): "mariadb", "mysql" (MySQL
+// 9.7) and "postgres", selected by TENANTDB_TEST_ENGINES.
+var engines = testserver.Kinds()
 
 // env is one engine's test fixture: the testserver, a fresh Registry and the
 // Server reached as the minimal-rights admin.
@@ -80,10 +82,10 @@ func adminSpec(t *testing.T, ts *testserver.Server, login testserver.Login) Spec
 	return spec
 }
 
-func newEnv(t *testing.T, engine string) *env {
+func newEnv(t *testing.T, kind string) *env {
 	t.Helper()
-	ts := testserver.Shared(t, engine)
-	e := &env{t: t, engine: ddl.Engine(engine), ts: ts, ctx: t.Context()}
+	ts := testserver.SharedKind(t, kind)
+	e := &env{t: t, engine: ddl.Engine(ts.Engine), ts: ts, ctx: t.Context()}
 	// Cleanups run last-in first-out: the registry closes its pools first,
 	// then the superuser drops what the test made.
 	t.Cleanup(e.dropAll)
