@@ -92,6 +92,13 @@ func Compare(recorded, got Identity) Verdict {
 	case "mysql":
 		return OtherServer
 	case "mariadb":
+		if recorded.NeedsMark() && got.Strong() {
+			// Recorded without a mark (an import): the comment proved
+			// nothing, and the first apply after the import writes a mark.
+			// The grants and owners that recorded the unmarked comment take
+			// the mark, as the database resource does.
+			return Same
+		}
 		if gv == "" {
 			return Replaced
 		}
