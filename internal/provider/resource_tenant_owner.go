@@ -511,8 +511,8 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 		addError(&resp.Diagnostics, fmt.Sprintf("drop login %q (it stays in state)", t.user), err)
 		return
 	}
-	switch {
-	case outcome == dbclient.RevokedOnly:
+	switch outcome {
+	case dbclient.RevokedOnly:
 		why := dbclient.MismatchWhy(check.Verdict)
 		if check.Verdict == dbclient.Unproven {
 			why = dbclient.LoginUnprovenWhy
@@ -521,7 +521,7 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 			"privilege it held on database %q was revoked: it no longer reaches the tenant's data. The login itself "+
 			"remains; the resource is removed from state. If it is the tenant's own login, drop it:\n\n  %s",
 			why, t.db, ddl.DropUserStatement(t.user)))
-	case outcome == dbclient.NotOurs:
+	case dbclient.NotOurs:
 		addLoginNotDroppedWarning(&resp.Diagnostics, t.user,
 			dbclient.MismatchWhy(check.Verdict)+" Nothing was dropped; the resource is removed from state.")
 	}
