@@ -137,11 +137,23 @@ func requirePass(t *testing.T, res Result, out string, more ...string) {
 	}
 }
 
-// TestDemo is `make demo` for each engine, on a throwaway server.
+// TestDemo is `make demo` for each engine, on a throwaway server (MySQL
+// 9.7 from the Debian root when TENANTDB_TEST_ENGINES names mysql).
 func TestDemo(t *testing.T) {
 	needsTerraform(t)
-	for _, engine := range []string{"postgres", "mariadb"} {
+	for _, engine := range []string{"postgres", "mariadb", "mysql"} {
 		t.Run(engine, func(t *testing.T) {
+			if !testserver.EngineSelected(engine) {
+				t.Skipf("%s leaves out %s", testserver.EnvEngines, engine)
+			}
+			if engine == "mysql" {
+				// runDemo gives the demo a HOME of its own: name the root.
+				root, err := testserver.MySQLRoot()
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Setenv(testserver.EnvMySQLRoot, root)
+			}
 			res, out := runDemo(t, context.Background(), Config{Engine: engine})
 			requirePass(t, res, out, "✓ started ", "✓ stopped the server, removed the temp files")
 			requireCleanedUp(t, res, true)
@@ -155,9 +167,9 @@ func TestDemo(t *testing.T) {
 // throwaway runs (verify-full) do not.
 func TestDemoExistingServer(t *testing.T) {
 	needsTerraform(t)
-	for engine, tls := range map[string]string{"postgres": "verify-ca", "mariadb": "require"} {
+	for engine, tls := range map[string]string{"postgres": "verify-ca", "mariadb": "require", "mysql": "verify-full"} {
 		t.Run(engine, func(t *testing.T) {
-			srv := testserver.Shared(t, flavor(engine).engine())
+			srv := testserver.SharedKind(t, engine) // the demo's ENGINE values are the harness's kinds
 			if srv.CAPEM == "" {
 				tls = srv.TLSMode() // a backend without our CA
 			}
