@@ -227,6 +227,16 @@ func (s accServer) ident(name string) string {
 // s.Engine for the provider's engine ("mysql" for both MySQL servers).
 func engines() []string { return testserver.Kinds() }
 
+// skipUnselectedKind skips a test that needs no server when
+// TENANTDB_TEST_ENGINES leaves its kind out (testAccServer does the same
+// for tests with a server).
+func skipUnselectedKind(t *testing.T, kind string) {
+	t.Helper()
+	if !testserver.EngineSelected(kind) {
+		t.Skipf("%s=%q leaves out %s", testserver.EnvEngines, os.Getenv(testserver.EnvEngines), kind)
+	}
+}
+
 // providerEngine is the provider's engine name for a server kind.
 func providerEngine(kind string) string {
 	engine, _ := testserver.KindServer(kind)
