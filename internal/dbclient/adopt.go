@@ -29,7 +29,7 @@ func (s *Server) JoinOwnerRole(ctx context.Context, db ddl.DatabaseName, user dd
 		return nil
 	}
 	return s.withLock(ctx, db, func(ctx context.Context) error {
-		_, err := s.requireOwnLogin(ctx, user, recorded)
+		_, err := s.requireOwnLogin(ctx, db, user, recorded)
 		if err != nil {
 			return err
 		}

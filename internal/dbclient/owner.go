@@ -322,7 +322,7 @@ func (s *Server) errLoginNotOurs(user ddl.Username, c Check) error {
 func (s *Server) SetOwnerPassword(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password, retainCurrent bool, recorded Identity) (Identity, error) {
 	var id Identity
 	err := s.withLock(ctx, db, func(ctx context.Context) error {
-		_, err := s.requireOwnLogin(ctx, user, recorded)
+		_, err := s.requireOwnLogin(ctx, db, user, recorded)
 		if err != nil {
 			return err
 		}
@@ -350,11 +350,39 @@ func (s *Server) DiscardOldOwnerPassword(ctx context.Context, db ddl.DatabaseNam
 	return s.withLock(ctx, db, func(ctx context.Context) error { return s.exec(ctx, p) })
 }
 
-// requireOwnLogin reads user and refuses unless it is the recorded login:
-// gone, re-created by someone else, or on another server is not this
-// resource's to alter.
-func (s *Server) requireOwnLogin(ctx context.Context, user ddl.Username, recorded Identity) (Check, error) {
+// CheckOwnerLogin is CheckLogin for the owner login of db. A MariaDB login
+// whose password was set since it was recorded (Unproven: the login itself
+// may do that, and so may a killed rotation of this resource) is the
+// recorded one when it carries db's owner mark (OwnerLimitMark): only the
+// owner's CREATE USER sets it, the login cannot set its own limits, and a
+// login dropped and re-created by hand has none.
+func (s *Server) CheckOwnerLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (Check, error) {
 	c, err := s.CheckLogin(ctx, user, recorded)
+	if err != nil || !c.Found || c.Verdict != Unproven {
+		return c, err
+	}
+	proven, err := s.OwnerMarkProves(ctx, db, user)
+	if proven {
+		c.Verdict = Same
+	}
+	return c, err
+}
+
+// OwnerMarkProves reports whether user (MariaDB) carries db's owner mark:
+// see CheckOwnerLogin.
+func (s *Server) OwnerMarkProves(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (bool, error) {
+	if s.info.Flavor != ddl.FlavorMariaDB {
+		return false, nil
+	}
+	owns, _, err := s.ownerMarkOn(ctx, db, user)
+	return owns, err
+}
+
+// requireOwnLogin reads user and refuses unless it is the recorded login
+// (CheckOwnerLogin): gone, re-created by someone else, or on another
+// server is not this resource's to alter.
+func (s *Server) requireOwnLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (Check, error) {
+	c, err := s.CheckOwnerLogin(ctx, db, user, recorded)
 	if err != nil {
 		return c, err
 	}
@@ -370,7 +398,7 @@ func (s *Server) requireOwnLogin(ctx context.Context, user ddl.Username, recorde
 func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs ddl.PrivilegeSet, recorded Identity) error {
 	defer s.invalidateDatabase(db)
 	return s.withLock(ctx, db, func(ctx context.Context) error {
-		c, err := s.requireOwnLogin(ctx, user, recorded)
+		c, err := s.requireOwnLogin(ctx, db, user, recorded)
 		if err != nil {
 			return err
 		}
@@ -404,7 +432,7 @@ func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 	var c Check
 	err := s.withLock(ctx, db, func(ctx context.Context) error {
 		var err error
-		if c, err = s.CheckLogin(ctx, user, recorded); err != nil {
+		if c, err = s.CheckOwnerLogin(ctx, db, user, recorded); err != nil {
 			return err
 		}
 		switch {

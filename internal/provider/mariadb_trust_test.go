@@ -161,56 +161,71 @@ func TestAccTrust_tenantEditsItsDatabase(t *testing.T) {
 }
 
 // TestAccTrust_ownerChangesItsPassword (item 5): the owner login sets its
-// own password, as any login may. MariaDB's login identity is the time its
-// password was last set, so it reads as unproven: the refresh keeps it in
-// state (warning, not forgetting); destroy revokes its privileges on the
-// database, leaves the login with the exact DROP USER, and the login no
-// longer reads the tenant's data. PostgreSQL's identity (the OID) does not
-// change: destroy drops the login.
+// own password, as any login may. Its identity on MariaDB is the second its
+// password was last set, so that alone would read as unproven; the owner
+// mark its CREATE USER set (a per-hour update limit no login can change on
+// itself) proves it: the plan is empty. PostgreSQL's identity (the OID) and
+// MySQL's (a mark in the account's ATTRIBUTE) do not change. Everywhere,
+// destroy drops the login and leaves the grantee nothing.
 func TestAccTrust_ownerChangesItsPassword(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
 			s := testAccServer(t, engine)
 			w, db, owner, grantee := s.trustTenant(t, "tpass", "retain")
-			own := map[string]string{ // what any login may run
-				"mariadb":  "SET PASSWORD = PASSWORD('" + trustOwnerNewPW + "')",
-				"mysql":    "ALTER USER CURRENT_USER() IDENTIFIED BY '" + trustOwnerNewPW + "'",
-				"postgres": "ALTER ROLE CURRENT_USER PASSWORD '" + trustOwnerNewPW + "'",
-			}[engine]
-			// MariaDB keeps password_last_changed in whole seconds: a change
-			// in the second the apply set it is not seen (README's window).
-			time.Sleep(1100 * time.Millisecond)
-			if err := s.as(owner, trustOwnerPW, db, own); err != nil {
-				t.Fatalf("the owner cannot set its own password (the event this test is about): %v", err)
-			}
-			plan := w.run("plan").mustSucceed(t, "plan")
-			if !w.stateHas("tenantdb_tenant_owner") {
-				t.Fatalf("the refresh forgot the owner, whose privileges then outlive destroy:\n%s", plan.Output)
-			}
-			if engine == "mariadb" {
-				d := plan.requireDiag(t, "warning", "DriftDetected: ")
-				if !strings.Contains(d.Detail, "its own password") {
-					t.Fatalf("the warning does not say the login may have changed its own password: %q", d.Detail)
-				}
-			}
-
-			destroy := w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+			s.ownerSetsItsPassword(t, engine, db, owner)
+			w.run("plan", "-detailed-exitcode").mustSucceed(t, "an empty plan after the owner set its own password")
+			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
 			s.requireOffboarded(t, db, owner, trustOwnerNewPW, grantee)
-			if engine != "mariadb" {
-				if s.loginExists(t, owner) {
-					t.Fatal("destroy left the owner login, whose identity (PostgreSQL: its OID; MySQL: its ATTRIBUTE " +
-						"mark) a password change does not touch")
-				}
-				return
-			}
-			if !s.loginExists(t, owner) {
-				t.Fatal("destroy dropped a MariaDB login it cannot prove it made")
-			}
-			d := destroy.requireDiag(t, "warning", summaryLoginNotDropped)
-			if want := fmt.Sprintf("DROP USER '%s'@'%%';", owner); !strings.Contains(d.Detail, want) || !strings.Contains(d.Detail, "revoked") {
-				t.Fatalf("the warning does not say the privileges were revoked and give %s: %q", want, d.Detail)
+			if s.loginExists(t, owner) {
+				t.Fatal("destroy left the owner login, whose identity a password change does not defeat")
 			}
 		})
+	}
+}
+
+// ownerSetsItsPassword: the owner login sets its own password to
+// trustOwnerNewPW, as any login may.
+func (s accServer) ownerSetsItsPassword(t *testing.T, kind, db, owner string) {
+	t.Helper()
+	own := map[string]string{
+		"mariadb":  "SET PASSWORD = PASSWORD('" + trustOwnerNewPW + "')",
+		"mysql":    "ALTER USER CURRENT_USER() IDENTIFIED BY '" + trustOwnerNewPW + "'",
+		"postgres": "ALTER ROLE CURRENT_USER PASSWORD '" + trustOwnerNewPW + "'",
+	}[kind]
+	// MariaDB keeps password_last_changed in whole seconds: a change in the
+	// second the apply set it is not seen (README's window).
+	time.Sleep(1100 * time.Millisecond)
+	if err := s.as(owner, trustOwnerPW, db, own); err != nil {
+		t.Fatalf("the owner cannot set its own password (the event this test is about): %v", err)
+	}
+}
+
+// TestAccTrust_unmarkedOwnerChangesItsPassword (item 5, MariaDB): an owner
+// login without its owner mark (made by an earlier version, or a DBA reset
+// its limit) sets its own password. Nothing then proves it is this
+// resource's: the refresh keeps it in state (a warning, not forgetting);
+// destroy revokes its privileges on the database, leaves the login with the
+// exact DROP USER, and the login no longer reads the retained database.
+func TestAccTrust_unmarkedOwnerChangesItsPassword(t *testing.T) {
+	s := testAccServer(t, "mariadb")
+	w, db, owner, grantee := s.trustTenant(t, "tupass", "retain")
+	s.exec(t, "", fmt.Sprintf("ALTER USER '%s'@'%%' WITH MAX_UPDATES_PER_HOUR 0", owner))
+	w.run("plan", "-detailed-exitcode").mustSucceed(t, "removing the mark changes nothing else")
+	s.ownerSetsItsPassword(t, "mariadb", db, owner)
+	plan := w.run("plan").mustSucceed(t, "plan")
+	d := plan.requireDiag(t, "warning", "DriftDetected: ")
+	if !strings.Contains(d.Detail, "its own password") {
+		t.Fatalf("the warning does not say the login may have changed its own password: %q", d.Detail)
+	}
+
+	destroy := w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+	s.requireOffboarded(t, db, owner, trustOwnerNewPW, grantee)
+	if !s.loginExists(t, owner) {
+		t.Fatal("destroy dropped a MariaDB login it cannot prove it made")
+	}
+	d = destroy.requireDiag(t, "warning", summaryLoginNotDropped)
+	if want := fmt.Sprintf("DROP USER '%s'@'%%';", owner); !strings.Contains(d.Detail, want) || !strings.Contains(d.Detail, "revoked") {
+		t.Fatalf("the warning does not say the privileges were revoked and give %s: %q", want, d.Detail)
 	}
 }
 

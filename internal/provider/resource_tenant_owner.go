@@ -392,7 +392,14 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 		return
 	}
 	if recorded != "" {
-		switch v := dbclient.CompareLogins(recorded, st.Identity); v {
+		v := dbclient.CompareLogins(recorded, st.Identity)
+		if v == dbclient.Unproven {
+			// Its password was set since; its owner mark may still prove it ours.
+			if proven, err := srv.OwnerMarkProves(ctx, t.db, t.user); err == nil && proven {
+				v = dbclient.Same
+			}
+		}
+		switch v {
 		case dbclient.Replaced:
 			addWarning(&resp.Diagnostics, ddl.DriftDetected, object,
 				"A login of that name exists, but it is not the one this resource created or imported (dropped and "+
