@@ -128,6 +128,11 @@ func (w *cliWorkspace) run(args ...string) cliResult {
 	w.t.Helper()
 	env := append(os.Environ(), w.env...)
 	out, err := tryEnv(w.dir, env, cliBinary(), append(args, "-json")...)
+	return cliResultOf(out, err)
+}
+
+// cliResultOf reads the diagnostics from terraform's -json output.
+func cliResultOf(out string, err error) cliResult {
 	res := cliResult{Output: out, Err: err}
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 1<<24)

@@ -5,9 +5,94 @@ package provider
 import (
 	"context"
 	"database/sql"
+	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
+
+// The blocked applies below run under bounds of their own (issue 38), so a
+// missing guard fails the test by name, fast, and leaves no process behind:
+//
+//   - the lock-timeout tests set lock_timeout = "2s" and operation_timeout
+//     = "30s": without the session's lock setting the statement would wait
+//     until operation_timeout (or, before it existed, forever), and the
+//     test fails saying so (requireEndedByLockTimeout);
+//   - every blocked apply runs under blockedApplyBound: past it terraform
+//     and the provider (one process group) are killed and the test fails
+//     (runWithin). Without operation_timeout's deadline
+//     TestAccOperationTimeout_rotationBlocked fails there instead of
+//     hanging until go test's -timeout.
+const (
+	lockTestLockTimeout      = "2s"
+	lockTestOperationTimeout = 30 * time.Second
+	// blockedApplyBound covers operation_timeout (30 s at most here), the
+	// undo, and terraform's own start and refresh on a loaded machine.
+	blockedApplyBound = 2 * time.Minute
+)
+
+// withLockTestTimeouts is cfg with the lock-timeout tests' provider
+// operation_timeout.
+func withLockTestTimeouts(cfg string) string {
+	return withProviderArg(cfg, "operation_timeout", lockTestOperationTimeout.String())
+}
+
+// runWithin is w.run bounded by limit: terraform runs in a process group of
+// its own; if it has not ended within limit the whole group (terraform and
+// the provider it started) is killed and the test fails naming the bound.
+// It returns the result and how long the command took.
+func (w *cliWorkspace) runWithin(t *testing.T, limit time.Duration, args ...string) (cliResult, time.Duration) {
+	t.Helper()
+	cmd := exec.Command(cliBinary(), append(args, "-json")...)
+	cmd.Dir, cmd.Env = w.dir, append(os.Environ(), w.env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return cliResultOf(out.String(), err), time.Since(start)
+	case <-time.After(limit):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		t.Fatalf("terraform %s did not end within %s (this test's bound): terraform and the provider were killed. "+
+			"Nothing ended the blocked statement (operation_timeout's deadline is missing?). The output's end:\n%s",
+			args[0], limit, outputEnd(out.String(), 2000))
+		return cliResult{}, 0
+	}
+}
+
+// outputEnd is the last n bytes of s.
+func outputEnd(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "..." + s[len(s)-n:]
+}
+
+// requireEndedByLockTimeout fails unless the blocked apply ended by the
+// session's lock_timeout: not by operation_timeout, and well before it.
+func requireEndedByLockTimeout(t *testing.T, r cliResult, took time.Duration) {
+	t.Helper()
+	for _, d := range r.Diagnostics {
+		if strings.HasPrefix(d.Summary, "Operation timed out") {
+			t.Fatalf("the blocked statement waited until operation_timeout (%s; the apply took %s), not lock_timeout (%s): "+
+				"the session's lock setting is missing\n%s", lockTestOperationTimeout, took.Round(time.Second), lockTestLockTimeout, d.Detail)
+		}
+	}
+	if took >= lockTestOperationTimeout {
+		t.Fatalf("the blocked apply took %s, not about lock_timeout (%s): the session's lock setting is missing",
+			took.Round(time.Second), lockTestLockTimeout)
+	}
+	t.Logf("the blocked apply failed after %s (lock_timeout %s)", took.Round(time.Second), lockTestLockTimeout)
+}
 
 // withProviderArg adds an argument (name = "value") to the provider block
 // of a configuration built by serverHCL.
@@ -77,14 +162,17 @@ func (s accServer) blockedRotation(t *testing.T, prefix, timeout string) (w *cli
 // apply fails in about that time with an error naming the session, the
 // handover is undone (the old login owns the database and connects, no new
 // login is left, state still names the old one), and once the session ends
-// the same apply succeeds.
+// the same apply succeeds. operation_timeout is 30s: a failure by it
+// instead, or after it, is a missing session lock setting (named so).
 func TestAccLockTimeout_rotationBlocked(t *testing.T) {
 	s := testAccServer(t, "postgres")
-	w, db, a, b, pw, cfg := s.blockedRotation(t, "lkt", "2s")
+	w, db, a, b, pw, cfg := s.blockedRotation(t, "lkt", lockTestLockTimeout)
 	release := s.holdLock(t, db, "SELECT v FROM t")
 
-	w.write(cfg(b))
-	r := w.run("apply", "-auto-approve").mustFail(t, "rotation blocked by a lock")
+	w.write(withLockTestTimeouts(cfg(b)))
+	r, took := w.runWithin(t, blockedApplyBound, "apply", "-auto-approve")
+	r.mustFail(t, "rotation blocked by a lock")
+	requireEndedByLockTimeout(t, r, took)
 	var found bool
 	for _, d := range r.Diagnostics {
 		if d.Severity == "error" && strings.Contains(d.Detail, "lock_timeout") && strings.Contains(d.Detail, s.Super.Username) {
@@ -121,18 +209,20 @@ func TestAccLockTimeout_rotationBlocked(t *testing.T) {
 // destroy under deletion_policy = "delete" waits on DROP DATABASE. With
 // lock_timeout = "2s" it fails with a lock-timeout error, the database and
 // its rows stay (and in state), and the destroy succeeds once the session
-// ends.
+// ends. As above, operation_timeout is 30s and must not be what ends it.
 func TestAccLockTimeout_dropBlocked(t *testing.T) {
 	s := testAccServer(t, "mariadb")
 	db := uniqueName("lkd")
 	t.Cleanup(func() { s.dropDatabase(t, db) })
 	w := newCLIWorkspace(t)
-	w.write(withLockTimeout(s.serverHCL("")+tenantDatabaseHCL(db, `  deletion_policy = "delete"`), "2s"))
+	w.write(withLockTestTimeouts(withLockTimeout(s.serverHCL("")+tenantDatabaseHCL(db, `  deletion_policy = "delete"`), lockTestLockTimeout)))
 	w.run("apply", "-auto-approve").mustSucceed(t, "create")
 	s.exec(t, "", "CREATE TABLE "+s.ident(db)+".t (v int)", "INSERT INTO "+s.ident(db)+".t VALUES (1)")
 	release := s.holdLock(t, "", "SELECT v FROM "+s.ident(db)+".t")
 
-	r := w.run("destroy", "-auto-approve").mustFail(t, "drop blocked by a metadata lock")
+	r, took := w.runWithin(t, blockedApplyBound, "destroy", "-auto-approve")
+	r.mustFail(t, "drop blocked by a metadata lock")
+	requireEndedByLockTimeout(t, r, took)
 	if !strings.Contains(r.Output, "lock_timeout") {
 		t.Fatalf("the error does not say the statement hit lock_timeout:\n%s", r.Output)
 	}
@@ -152,14 +242,18 @@ func TestAccLockTimeout_dropBlocked(t *testing.T) {
 // what ends a rotation blocked on someone else's lock: the apply fails
 // saying so, the handover is undone (the old login owns and connects, no
 // new login is left, state names the old one), and the apply succeeds
-// once the session ends.
+// once the session ends. The blocked apply must end within
+// blockedApplyBound (2 minutes): without the deadline the test fails there,
+// naming the bound, and kills terraform and the provider.
 func TestAccOperationTimeout_rotationBlocked(t *testing.T) {
 	s := testAccServer(t, "postgres")
 	w, db, a, b, pw, cfg := s.blockedRotation(t, "opt", "1h")
 	release := s.holdLock(t, db, "SELECT v FROM t")
 
 	w.write(withProviderArg(cfg(b), "operation_timeout", "10s"))
-	r := w.run("apply", "-auto-approve").mustFail(t, "rotation blocked past operation_timeout")
+	r, took := w.runWithin(t, blockedApplyBound, "apply", "-auto-approve")
+	r.mustFail(t, "rotation blocked past operation_timeout")
+	t.Logf("the blocked apply failed after %s (operation_timeout 10s)", took.Round(time.Second))
 	d := r.requireDiag(t, "error", "Operation timed out")
 	if !strings.Contains(d.Detail, "operation_timeout (10s)") {
 		t.Fatalf("the error does not name the limit:\n%s", d.Detail)
