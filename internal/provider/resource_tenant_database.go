@@ -99,7 +99,9 @@ func (r *tenantDatabaseResource) Schema(_ context.Context, _ resource.SchemaRequ
 				Optional: true, Computed: true, Default: stringdefault.StaticString(deletionRetain),
 				MarkdownDescription: "`retain` (default): destroy leaves the database on the server, needs no connection and " +
 					"warns `DatabaseRetained`. `delete`: destroy drops it, but only if this resource created it; on PostgreSQL " +
-					"it refuses (`DatabaseInUse`) while sessions it did not open are connected.",
+					"it refuses (`DatabaseInUse`) while sessions it did not open are connected. On MariaDB it drops only a " +
+					"database whose comment still carries its claim mark: one whose comment was edited (by a DBA or the " +
+					"tenant) is left with its data (`DatabaseDropSkipped`).",
 				Validators: []validator.String{stringvalidator.OneOf(deletionRetain, deletionDelete)},
 			},
 			"database_created": schema.BoolAttribute{
