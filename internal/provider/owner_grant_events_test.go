@@ -217,14 +217,7 @@ func TestAccTenantOwner_pendingLoginsSurviveRotations(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				TerraformVersionChecks:   writeOnlyTerraform,
-				CheckDestroy: func(*terraform.State) error {
-					for _, u := range []string{a, b, c} {
-						if s.loginExists(t, u) {
-							return fmt.Errorf("login %s of the run is left after destroy", u)
-						}
-					}
-					return nil
-				},
+				CheckDestroy:             s.noLoginsLeft(t, a, b, c),
 				Steps: []resource.TestStep{
 					{Config: cfg(a)},
 					{

@@ -16,6 +16,18 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/faultpoint"
 )
 
+// noLoginsLeft is a CheckDestroy: none of users exists after destroy.
+func (s accServer) noLoginsLeft(t *testing.T, users ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		for _, u := range users {
+			if s.loginExists(t, u) {
+				return fmt.Errorf("login %s of the run is left after destroy", u)
+			}
+		}
+		return nil
+	}
+}
+
 // TestAccTenantOwner_twoPendingLogins: two logins pending their drop at
 // once. The drop fault point fails the drop of a and of b (keyed by name;
 // the provider runs in the test process); rotating a -> b -> c leaves both
@@ -60,14 +72,7 @@ func TestAccTenantOwner_twoPendingLogins(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				TerraformVersionChecks:   writeOnlyTerraform,
-				CheckDestroy: func(*terraform.State) error {
-					for _, u := range []string{a, b, c} {
-						if s.loginExists(t, u) {
-							return fmt.Errorf("login %s of the run is left after destroy", u)
-						}
-					}
-					return nil
-				},
+				CheckDestroy:             s.noLoginsLeft(t, a, b, c),
 				Steps: []resource.TestStep{
 					{Config: cfg(a)},
 					{
