@@ -350,13 +350,13 @@ func (s *Server) DiscardOldOwnerPassword(ctx context.Context, db ddl.DatabaseNam
 	return s.withLock(ctx, db, func(ctx context.Context) error { return s.exec(ctx, p) })
 }
 
-// CheckOwnerLogin is CheckLogin for the owner login of db. A MariaDB login
+// checkOwnerLogin is CheckLogin for the owner login of db. A MariaDB login
 // whose password was set since it was recorded (Unproven: the login itself
 // may do that, and so may a killed rotation of this resource) is the
 // recorded one when it carries db's owner mark (OwnerLimitMark): only the
 // owner's CREATE USER sets it, the login cannot set its own limits, and a
 // login dropped and re-created by hand has none.
-func (s *Server) CheckOwnerLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (Check, error) {
+func (s *Server) checkOwnerLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (Check, error) {
 	c, err := s.CheckLogin(ctx, user, recorded)
 	if err != nil || !c.Found || c.Verdict != Unproven {
 		return c, err
@@ -369,7 +369,7 @@ func (s *Server) CheckOwnerLogin(ctx context.Context, db ddl.DatabaseName, user 
 }
 
 // OwnerMarkProves reports whether user (MariaDB) carries db's owner mark:
-// see CheckOwnerLogin.
+// see checkOwnerLogin.
 func (s *Server) OwnerMarkProves(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (bool, error) {
 	if s.info.Flavor != ddl.FlavorMariaDB {
 		return false, nil
@@ -379,10 +379,10 @@ func (s *Server) OwnerMarkProves(ctx context.Context, db ddl.DatabaseName, user 
 }
 
 // requireOwnLogin reads user and refuses unless it is the recorded login
-// (CheckOwnerLogin): gone, re-created by someone else, or on another
+// (checkOwnerLogin): gone, re-created by someone else, or on another
 // server is not this resource's to alter.
 func (s *Server) requireOwnLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (Check, error) {
-	c, err := s.CheckOwnerLogin(ctx, db, user, recorded)
+	c, err := s.checkOwnerLogin(ctx, db, user, recorded)
 	if err != nil {
 		return c, err
 	}
@@ -432,7 +432,7 @@ func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 	var c Check
 	err := s.withLock(ctx, db, func(ctx context.Context) error {
 		var err error
-		if c, err = s.CheckOwnerLogin(ctx, db, user, recorded); err != nil {
+		if c, err = s.checkOwnerLogin(ctx, db, user, recorded); err != nil {
 			return err
 		}
 		switch {

@@ -28,7 +28,7 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 	privs ddl.PrivilegeSet, recordedOld Identity, dropOld bool) (newID Identity, dropErr, err error) {
 	defer s.invalidateDatabase(db)
 	err = s.withLock(ctx, db, func(ctx context.Context) error {
-		oldCheck, err := s.CheckOwnerLogin(ctx, db, old, recordedOld)
+		oldCheck, err := s.checkOwnerLogin(ctx, db, old, recordedOld)
 		if err != nil {
 			return err
 		}

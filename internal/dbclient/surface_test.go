@@ -39,7 +39,9 @@ var serverSurface = []string{
 	"ListDatabases",     // read-only: list resources
 	"ListOwners",        // read-only: list resources
 	"LoginIdentity",
+	"MarkImportedDatabase", // writes a claim mark only while the comment is still the one recorded, under the lock
 	"Owner",
+	"OwnerMarkProves", // read-only: whether a MariaDB login carries its database's owner mark
 	"ReadGrant",
 	"RevokeGrant",
 	"RevokeOnRecreatedDatabase", // revokes only: rows a re-created database's name still gives a login

@@ -86,6 +86,8 @@ const (
 	summarySettingsUnknown  = "Server settings are not known"
 	summaryAdminTooStrong   = "Admin login holds more rights than tenantdb needs"
 	summaryConfigureType    = "Unexpected Resource Configure Type"
+	summaryMarkPlanned      = "Identity: this apply gives an imported database its claim mark"
+	summaryCommentReplaced  = "Identity: the database's comment was replaced by its claim mark"
 )
 
 // addRefreshWarning: Read could not reach the server (or has no password
@@ -179,4 +181,25 @@ func addUnescapedGrantWarning(diags *diag.Diagnostics, object, revoke string) {
 		"databases whose names differ there). tenantdb manages only the escaped grant, so this one survives every "+
 		"change and the destroy of this resource. Remove it, as an account with the GRANT OPTION on it (the admin "+
 		"or a superuser), with:\n  %s", object, strings.ReplaceAll(strings.TrimSpace(revoke), "\n", "\n  ")))
+}
+
+// addMarkPlannedWarning: the plan of a MariaDB database that carries no
+// claim mark (imported) updates it in place to write one, so that another
+// server's database of that name is never taken for it. The plan says so,
+// and says which comment the mark replaces.
+func addMarkPlannedWarning(diags *diag.Diagnostics, object, comment string) {
+	was := "it has no comment"
+	if comment != "" {
+		was = fmt.Sprintf("this replaces its comment %q", comment)
+	}
+	diags.AddWarning(summaryMarkPlanned, fmt.Sprintf("%s: it was imported and carries no claim mark, so nothing tells it "+
+		"from another server's database of the same name. This apply writes a random claim mark as its comment "+
+		"(ALTER DATABASE … COMMENT 'tenantdb:…'; %s) and records it; nothing else changes, and a plan never writes it.", object, was))
+}
+
+// addCommentReplacedWarning: the mark replaced a comment someone wrote.
+func addCommentReplacedWarning(diags *diag.Diagnostics, object, comment string) {
+	diags.AddWarning(summaryCommentReplaced, fmt.Sprintf("%s: its comment %q was replaced by tenantdb's claim mark, "+
+		"which is now what identifies it. Keep annotations elsewhere: an edited comment leaves the database unproven "+
+		"(nothing is altered or dropped until the mark is restored).", object, comment))
 }

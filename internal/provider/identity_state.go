@@ -5,7 +5,6 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -76,30 +75,4 @@ func recordPrivate(ctx context.Context, p privateWriter, key string, id dbclient
 		diags.Append(p.SetKey(ctx, legacy, []byte{})...)
 	}
 	return diags
-}
-
-const (
-	summaryMarkPlanned     = "Identity: this apply gives an imported database its claim mark"
-	summaryCommentReplaced = "Identity: the database's comment was replaced by its claim mark"
-)
-
-// addMarkPlannedWarning: the plan of a MariaDB database that carries no
-// claim mark (imported) updates it in place to write one, so that another
-// server's database of that name is never taken for it. The plan says so,
-// and says which comment the mark replaces.
-func addMarkPlannedWarning(diags *diag.Diagnostics, object, comment string) {
-	was := "it has no comment"
-	if comment != "" {
-		was = fmt.Sprintf("this replaces its comment %q", comment)
-	}
-	diags.AddWarning(summaryMarkPlanned, fmt.Sprintf("%s: it was imported and carries no claim mark, so nothing tells it "+
-		"from another server's database of the same name. This apply writes a random claim mark as its comment "+
-		"(ALTER DATABASE … COMMENT 'tenantdb:…'; %s) and records it; nothing else changes, and a plan never writes it.", object, was))
-}
-
-// addCommentReplacedWarning: the mark replaced a comment someone wrote.
-func addCommentReplacedWarning(diags *diag.Diagnostics, object, comment string) {
-	diags.AddWarning(summaryCommentReplaced, fmt.Sprintf("%s: its comment %q was replaced by tenantdb's claim mark, "+
-		"which is now what identifies it. Keep annotations elsewhere: an edited comment leaves the database unproven "+
-		"(nothing is altered or dropped until the mark is restored).", object, comment))
 }
