@@ -279,12 +279,10 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 		case !c.Found && s.info.Flavor == ddl.FlavorPostgres:
 			out.Outcome = AlreadyGone // its privileges went with the database
 			return nil
-		case c.Found && c.Verdict == Unproven && s.info.Flavor != ddl.FlavorPostgres:
-			// Its comment was edited in place (or it was re-created): the
-			// rows this grant made for the name are still ours to revoke.
-		case c.Found && c.Verdict == Replaced && s.info.Flavor != ddl.FlavorPostgres:
-			// The new database inherited this grant's rows for the name:
-			// they are ours to revoke (below), whatever the database is.
+		case c.Found && (c.Verdict == Replaced || c.Verdict == Unproven) && s.info.Flavor != ddl.FlavorPostgres:
+			// The new database inherited this grant's rows for the name
+			// (or, Unproven, its comment was edited in place): they are
+			// ours to revoke (below), whatever the database is.
 		case c.Found && c.Verdict != Same:
 			out = GrantRevoke{Outcome: NotOurs, Why: fmt.Sprintf("Database %q: %s", db, mismatchWhy(c.Verdict))}
 			return nil

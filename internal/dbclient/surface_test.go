@@ -46,6 +46,7 @@ var serverSurface = []string{
 	"RevokeGrant",
 	"RevokeOnRecreatedDatabase", // revokes only: rows a re-created database's name still gives a login
 	"RotateOwner",
+	"RotationSuccessor", // read-only: the login a finished rotation of the recorded one made (its mark names it)
 	"SetOwnerPassword",
 	"SyncOwnerPrivileges",
 	"UnescapedGrant", // read-only: an old unescaped MySQL grant beside tenantdb's
