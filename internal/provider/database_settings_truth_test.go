@@ -3,6 +3,7 @@
 package provider
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 
@@ -113,4 +114,34 @@ func TestAccTenantDatabase_sqlAsciiPairRefusedAtPlan(t *testing.T) {
 	if s.databaseExists(t, name) {
 		t.Fatalf("database %s was created", name)
 	}
+}
+
+// TestAccTenantDatabase_settingsReadAfterMove (MariaDB): a database moved to
+// another address that holds a copy carrying its claim mark (a restored
+// dump, a replica) is accepted, and the settings the configuration leaves
+// out are those of the database there, in the same apply (they used to stay
+// the old server's until the next refresh). The plan says they are known
+// only after the apply; nothing is altered.
+func TestAccTenantDatabase_settingsReadAfterMove(t *testing.T) {
+	a := testAccServer(t, "mariadb")
+	b := secondServer(t, a)
+	name := uniqueName("mvset")
+	t.Cleanup(func() { a.dropDatabase(t, name); b.dropDatabase(t, name) })
+	bundle := a.CAPEM + b.CAPEM
+	w := newCLIWorkspace(t)
+	w.write(a.serverBlock(a.Port, bundle, "") + tenantDatabaseHCL(name, ""))
+	w.run("apply", "-auto-approve").mustSucceed(t, "create on the first server")
+	comment := a.schemaComment(t, name)
+	// The copy on b: the same mark, other settings.
+	b.exec(t, "", fmt.Sprintf("CREATE DATABASE %s CHARACTER SET latin1 COLLATE latin1_swedish_ci COMMENT '%s'", b.ident(name), comment))
+
+	w.write(a.serverBlock(b.Port, bundle, "") + tenantDatabaseHCL(name, ""))
+	var proof noSQLProof
+	b.beforeRefusal(t, &proof, "")
+	w.run("apply", "-auto-approve").mustSucceed(t, "move to the copy")
+	proof.assert(t, "a move that reads the settings alters nothing")
+	if cs, co := w.stateAttr("tenantdb_tenant_database", "character_set"), w.stateAttr("tenantdb_tenant_database", "collation"); cs != "latin1" || co != "latin1_swedish_ci" {
+		t.Fatalf("state after the move says %v/%v, want the copy's latin1/latin1_swedish_ci", cs, co)
+	}
+	w.run("plan", "-detailed-exitcode").mustSucceed(t, "the plan after the move is empty")
 }

@@ -203,6 +203,9 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 		return
 	}
 	refuseServerMove(&resp.Diagnostics, "database", state.Name.ValueString(), stateRef, ref)
+	if ref.reach() != stateRef.reach() {
+		omittedSettingsUnknown(ctx, req, &plan)
+	}
 	recorded, diags := recordedIdentity(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if recorded.NeedsMark() {
@@ -388,8 +391,10 @@ func (r *tenantDatabaseResource) Update(ctx context.Context, req resource.Update
 		return
 	}
 	moved := ref.reach() != oldRef.reach()
-	alter := !sameCharset(plan.Server, plan.CharacterSet.ValueString(), state.CharacterSet.ValueString()) ||
-		!sameCollation(plan.Server, plan.Collation.ValueString(), state.Collation.ValueString())
+	// An unknown setting is the server's to say (a new character set's
+	// collation, or after a move what the database there has): not a change.
+	alter := known(plan.CharacterSet) && !sameCharset(plan.Server, plan.CharacterSet.ValueString(), state.CharacterSet.ValueString()) ||
+		known(plan.Collation) && !sameCollation(plan.Server, plan.Collation.ValueString(), state.Collation.ValueString())
 	mark := recorded.NeedsMark() && !moved // a move of an unmarked database is refused (checkMove)
 	// Whatever fails below, state keeps the old address and settings.
 	refuse := func(err error, doing string) {
@@ -422,6 +427,21 @@ func (r *tenantDatabaseResource) Update(ctx context.Context, req resource.Update
 			}
 			recorded = id
 			resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, id)...)
+			if !alter {
+				// The database there may have other settings (a restored
+				// dump carries the mark): read them, and alter only what the
+				// configuration sets and the server does not have.
+				st, err := srv.Database(ctx, db)
+				if err != nil || st == nil {
+					refuse(fmt.Errorf("read database %q at its new address: %v", db, err), fmt.Sprintf("move database %q to %s", db, ref.address()))
+					return
+				}
+				alter = known(plan.CharacterSet) && !sameCharset(plan.Server, plan.CharacterSet.ValueString(), st.Charset) ||
+					known(plan.Collation) && !sameCollation(plan.Server, plan.Collation.ValueString(), st.Collation)
+				if !alter {
+					settingsFromServer(&plan, st)
+				}
+			}
 		}
 		if alter {
 			cs, co, err := charsetAndCollation(plan)

@@ -123,5 +123,27 @@ func planSettings(ctx context.Context, req resource.ModifyPlanRequest, e ddl.Eng
 			}
 		}
 	}
+	if state != nil && plan.CharacterSet.Equal(state.CharacterSet) && plan.Collation.Equal(state.Collation) {
+		// What the server already has is not judged: an imported database
+		// a superuser made (SQL_ASCII with a UTF-8 locale) is what it is.
+		return nil
+	}
 	return ddl.CheckCharsetCollation(e, knownString(plan.CharacterSet), knownString(plan.Collation))
+}
+
+// omittedSettingsUnknown plans the settings the configuration leaves out as
+// unknown when the database's address changes: the database there may be a
+// copy with other settings (a replica, or on MariaDB a restored dump, which
+// carries the claim mark), and the apply reads what it has. Left known,
+// state would keep the old server's values until the next refresh.
+func omittedSettingsUnknown(ctx context.Context, req resource.ModifyPlanRequest, plan *tenantDatabaseModel) {
+	var cfgCS, cfgCO types.String
+	req.Config.GetAttribute(ctx, path.Root("character_set"), &cfgCS)
+	req.Config.GetAttribute(ctx, path.Root("collation"), &cfgCO)
+	if cfgCS.IsNull() {
+		plan.CharacterSet = types.StringUnknown()
+	}
+	if cfgCO.IsNull() {
+		plan.Collation = types.StringUnknown()
+	}
 }
