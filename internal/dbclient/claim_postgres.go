@@ -63,7 +63,9 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 		}
 	}
 	if err != nil {
-		return nil, err // a failure after the CREATE was undone by exec
+		// A failure after the CREATE was undone by exec. The statement names
+		// the scratch database: say which database it was for.
+		return nil, &claimError{db: db, nonce: claim.Nonce, err: err}
 	}
 	// The nonce database is ours: what follows waits for a restarting
 	// server rather than leave it behind.
@@ -176,3 +178,16 @@ func (s *Server) nonceHoldsNothing(ctx context.Context, name string) (bool, erro
 	s.closeTenantPool(name)
 	return err == nil && n == 0, err
 }
+
+// claimError is a claim's CREATE DATABASE refused by the server: its
+// statement names the scratch database, so the error names the tenant
+// database it was for first.
+type claimError struct {
+	db, nonce ddl.DatabaseName
+	err       error
+}
+
+func (e *claimError) Error() string {
+	return fmt.Sprintf("create database %q (made first under the scratch name %q, then renamed): %v", e.db, e.nonce, e.err)
+}
+func (e *claimError) Unwrap() error { return e.err }

@@ -5,6 +5,7 @@ package provider
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -144,4 +145,21 @@ func TestAccTenantDatabase_settingsReadAfterMove(t *testing.T) {
 		t.Fatalf("state after the move says %v/%v, want the copy's latin1/latin1_swedish_ci", cs, co)
 	}
 	w.run("plan", "-detailed-exitcode").mustSucceed(t, "the plan after the move is empty")
+}
+
+// TestAccTenantDatabase_claimErrorNamesTheDatabase (PostgreSQL): a create
+// the server refuses (a locale it does not have) names the tenant
+// database, not only the claim's scratch database its statement names.
+func TestAccTenantDatabase_claimErrorNamesTheDatabase(t *testing.T) {
+	s := testAccServer(t, "postgres")
+	name := uniqueName("nolocale")
+	w := newCLIWorkspace(t)
+	w.write(s.serverHCL("") + tenantDatabaseHCL(name, `collation = "xx_XX.UTF-8"`))
+	d := w.run("apply", "-auto-approve").mustFail(t, "a locale the server lacks").requireDiag(t, "error", "Could not")
+	if !strings.Contains(d.Detail, fmt.Sprintf("create database %q (made first under the scratch name", name)) {
+		t.Fatalf("the error does not name database %q first:\n%s", name, d.Detail)
+	}
+	if s.databaseExists(t, name) {
+		t.Fatal("the database exists after a refused create")
+	}
 }
