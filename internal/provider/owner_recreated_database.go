@@ -5,6 +5,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -35,7 +36,7 @@ func recordOwnerDatabase(ctx context.Context, srv *dbclient.Server, db ddl.Datab
 	if err != nil || !c.Found {
 		return nil // the next refresh records it
 	}
-	return recordPrivate(ctx, p, ownerDatabaseKey, c.Identity)
+	return recordPrivate(ctx, p, ownerDatabaseKey, compactIdentity(c.Identity))
 }
 
 // readOwnerDatabase is the owner's refresh of its database's identity.
@@ -52,7 +53,7 @@ func readOwnerDatabase(ctx context.Context, srv *dbclient.Server, t ownerTarget,
 	if srv.Info().Flavor == ddl.FlavorPostgres {
 		return
 	}
-	recorded, d := privateIdentity(ctx, req, ownerDatabaseKey)
+	recorded, d := ownerDatabaseIdentity(ctx, req)
 	diags.Append(d...)
 	dbState, current, err := srv.DatabaseWithIdentity(ctx, t.db)
 	if err != nil || dbState == nil || d.HasError() {
@@ -71,7 +72,7 @@ func readOwnerDatabase(ctx context.Context, srv *dbclient.Server, t ownerTarget,
 		// made (a claim mark as its comment: the configuration re-created
 		// it after a drop): its own. A tenant can write a mark's form only
 		// on its own database, which this already is.
-		diags.Append(recordPrivate(ctx, resp, ownerDatabaseKey, current)...)
+		diags.Append(recordPrivate(ctx, resp, ownerDatabaseKey, compactIdentity(current))...)
 	}
 }
 
@@ -79,7 +80,7 @@ func readOwnerDatabase(ctx context.Context, srv *dbclient.Server, t ownerTarget,
 // re-created under its name: revoke the rows the new database inherited,
 // then refuse (IdentityMismatch) instead of granting on it.
 func (u *ownerUpdate) revokeOnRecreatedDatabase(ctx context.Context) error {
-	recorded, d := privateIdentity(ctx, u.req.Private, ownerDatabaseKey)
+	recorded, d := ownerDatabaseIdentity(ctx, u.req.Private)
 	if d.HasError() || recorded == "" {
 		return nil
 	}
@@ -107,7 +108,7 @@ func (r *tenantOwnerResource) revokeKeptOwnerOnRecreated(ctx context.Context, p 
 	if t.ref.engine() == ddl.EnginePostgres {
 		return
 	}
-	recorded, d := privateIdentity(ctx, p, ownerDatabaseKey)
+	recorded, d := ownerDatabaseIdentity(ctx, p)
 	if d.HasError() || recorded == "" {
 		return
 	}
@@ -120,4 +121,25 @@ func (r *tenantOwnerResource) revokeKeptOwnerOnRecreated(ctx context.Context, p 
 			fmt.Sprintf("Could not check whether database %q was re-created under its name, so rows it may have "+
 				"inherited were not revoked (%v). If it was, run:\n\n  %s", t.db, err, ddl.RevokeAllText(t.db, t.user)))
 	}
+}
+
+// The owner's database identity is kept short: state stays under 3 KB a
+// tenant (the framework base64-encodes private state twice, so each byte
+// costs about 1.8). The usual MariaDB form loses its fixed prefix; any
+// other identity is kept as it is.
+const mariadbClaimPrefix, compactMariaDBClaim = "mariadb:tenantdb:", "~"
+
+func compactIdentity(id dbclient.Identity) dbclient.Identity {
+	if rest, ok := strings.CutPrefix(string(id), mariadbClaimPrefix); ok {
+		return dbclient.Identity(compactMariaDBClaim + rest)
+	}
+	return id
+}
+
+func ownerDatabaseIdentity(ctx context.Context, p privateReader) (dbclient.Identity, diag.Diagnostics) {
+	id, diags := privateIdentity(ctx, p, ownerDatabaseKey)
+	if rest, ok := strings.CutPrefix(string(id), compactMariaDBClaim); ok {
+		id = dbclient.Identity(mariadbClaimPrefix + rest)
+	}
+	return id, diags
 }
