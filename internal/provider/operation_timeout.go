@@ -46,6 +46,7 @@ func explainTimeout(ctx context.Context, data *providerData, diags *diag.Diagnos
 	}
 	diags.AddError("Operation timed out",
 		fmt.Sprintf("The operation did not finish within the provider's operation_timeout (%s); the statement in flight "+
-			"was cancelled and what the operation had done was undone (see the error above). Find what it waited on "+
+			"was stopped on the server and what the operation had done was undone, as far as the error above says (it "+
+			"says when the server did not confirm the stop, or an undo step failed). Find what it waited on "+
 			"(a lock, an unreachable server), or raise operation_timeout in the provider block, then apply again.", limit))
 }

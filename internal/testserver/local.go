@@ -88,6 +88,30 @@ func newLocalInstance(parent, prefix string, cred *syscall.Credential, stopSig s
 
 func (li *localInstance) path(name string) string { return filepath.Join(li.dir, name) }
 
+// serverTLS is a fresh CA and server certificate written into the
+// instance's directory, for the server's ssl options.
+type serverTLS struct {
+	certs                     *certBundle
+	caFile, certFile, keyFile string
+}
+
+// writeServerTLS makes a CA and a server certificate and writes them; the
+// certificate and key are owned by the server's user when serverOwned
+// (PostgreSQL refuses a key readable by others or owned by another user).
+func (li *localInstance) writeServerTLS(serverOwned bool) (t serverTLS, err error) {
+	if t.certs, err = newCertBundle(); err != nil {
+		return t, err
+	}
+	if t.caFile, err = li.writeFile("ca.pem", t.certs.caPEM, 0o644, false); err != nil {
+		return t, err
+	}
+	if t.certFile, err = li.writeFile("server-cert.pem", t.certs.certPEM, 0o644, serverOwned); err != nil {
+		return t, err
+	}
+	t.keyFile, err = li.writeFile("server-key.pem", t.certs.keyPEM, 0o600, serverOwned)
+	return t, err
+}
+
 // writeFile writes a file in the dir; owned by the server user when private
 // is set (PostgreSQL insists its key is 0600 and owned by itself).
 func (li *localInstance) writeFile(name string, data []byte, mode os.FileMode, serverOwned bool) (string, error) {

@@ -65,22 +65,11 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 		}
 	}()
 
-	certs, err := newCertBundle()
+	tlsFiles, err := li.writeServerTLS(false)
 	if err != nil {
 		return nil, err
 	}
-	caFile, err := li.writeFile("ca.pem", certs.caPEM, 0o644, false)
-	if err != nil {
-		return nil, err
-	}
-	certFile, err := li.writeFile("server-cert.pem", certs.certPEM, 0o644, false)
-	if err != nil {
-		return nil, err
-	}
-	keyFile, err := li.writeFile("server-key.pem", certs.keyPEM, 0o600, false)
-	if err != nil {
-		return nil, err
-	}
+	certs, caFile, certFile, keyFile := tlsFiles.certs, tlsFiles.caFile, tlsFiles.certFile, tlsFiles.keyFile
 
 	dataDir := li.path("data")
 	// A private tmpdir: bootstrap servers started at the same moment (test

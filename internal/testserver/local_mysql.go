@@ -84,22 +84,11 @@ func startLocalMySQL(ctx context.Context, o startOptions) (_ *Server, err error)
 	// inRoot is a path as the chrooted server sees it.
 	inRoot := func(p string) string { return "/" + strings.TrimPrefix(strings.TrimPrefix(p, root), "/") }
 
-	certs, err := newCertBundle()
+	tlsFiles, err := li.writeServerTLS(false)
 	if err != nil {
 		return nil, err
 	}
-	caFile, err := li.writeFile("ca.pem", certs.caPEM, 0o644, false)
-	if err != nil {
-		return nil, err
-	}
-	certFile, err := li.writeFile("server-cert.pem", certs.certPEM, 0o644, false)
-	if err != nil {
-		return nil, err
-	}
-	keyFile, err := li.writeFile("server-key.pem", certs.keyPEM, 0o600, false)
-	if err != nil {
-		return nil, err
-	}
+	certs, caFile, certFile, keyFile := tlsFiles.certs, tlsFiles.caFile, tlsFiles.certFile, tlsFiles.keyFile
 	dataDir := li.path("data")
 	tmpDir := li.path("tmp")
 	if err := os.MkdirAll(tmpDir, 0o700); err != nil {

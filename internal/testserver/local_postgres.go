@@ -139,22 +139,11 @@ func startLocalPostgres(ctx context.Context, o startOptions) (_ *Server, err err
 		}
 	}()
 
-	certs, err := newCertBundle()
+	tlsFiles, err := li.writeServerTLS(true)
 	if err != nil {
 		return nil, err
 	}
-	if _, err = li.writeFile("ca.pem", certs.caPEM, 0o644, false); err != nil {
-		return nil, err
-	}
-	certFile, err := li.writeFile("server-cert.pem", certs.certPEM, 0o644, true)
-	if err != nil {
-		return nil, err
-	}
-	// PostgreSQL refuses a key readable by others or owned by another user.
-	keyFile, err := li.writeFile("server-key.pem", certs.keyPEM, 0o600, true)
-	if err != nil {
-		return nil, err
-	}
+	certs, certFile, keyFile := tlsFiles.certs, tlsFiles.certFile, tlsFiles.keyFile
 
 	// initdb wants a password for the bootstrap superuser when host auth is
 	// scram-sha-256. Nobody uses it (setup goes over the trusted socket).
