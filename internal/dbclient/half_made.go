@@ -89,9 +89,31 @@ func (s *Server) finishHalfMade(ctx context.Context, user ddl.Username, want ddl
 	}
 	finish := s.dialect().SetPassword(user, pw, false)
 	finish.Statements = append(finish.Statements, plan.Tail(1).Statements...)
-	finish.Undo = plan.Undo
-	return s.exec(ctx, finish)
+	// No undo: the login is live (the interrupted apply may have handed
+	// it the database, and the tenant may have made tables with it), so
+	// the create's undo (REASSIGN OWNED to the admin, DROP OWNED, DROP
+	// ROLE) would take the tenant's work from it. Every statement of the
+	// finish is idempotent: a failed finish leaves the login as found,
+	// with its open mark, and the next apply finishes it.
+	if err := s.exec(ctx, finish); err != nil {
+		return &finishHalfMadeError{user: user, err: err}
+	}
+	return nil
 }
+
+// finishHalfMadeError: finishing an adopted half-made login failed; the
+// login was left as found.
+type finishHalfMadeError struct {
+	user ddl.Username
+	err  error
+}
+
+func (e *finishHalfMadeError) Error() string {
+	return fmt.Sprintf("%v\n\nLogin %q was made by an earlier, interrupted apply of this resource (its mark proves it) and "+
+		"finishing it failed: it is left as found, not dropped, since the tenant may already use it. Apply again to finish it.",
+		e.err, e.user)
+}
+func (e *finishHalfMadeError) Unwrap() error { return e.err }
 
 // rotatedFrom is the OID of a login this resource recorded (its identity
 // in state) when that identity is of this server: the FromRole the mark
