@@ -84,6 +84,11 @@ func (s *Server) exec(ctx context.Context, plan ddl.Plan) error {
 		// Whatever the statements touched, refreshes read it again.
 		defer s.invalidateAccounts()
 	}
+	if plan.Transaction && s.spec.Engine == ddl.EnginePostgres {
+		// Whole or nothing: a failed transaction is rolled back, so its
+		// undo has nothing to undo and never runs.
+		return s.execTransaction(ctx, plan)
+	}
 	for i, st := range plan.Statements {
 		if i > 0 && plan.Statements[i-1].Claim {
 			// The claim took effect: finishing what it started, or
@@ -118,15 +123,7 @@ func (s *Server) undo(ctx context.Context, plan ddl.Plan, failed int, cause erro
 
 func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
 	s.touched(st.Database)
-	start := time.Now()
-	defer func() {
-		if s.registry.log != nil {
-			s.registry.log(ctx, "tenantdb statement", map[string]any{
-				"server": s.spec.Name, "database": st.Database,
-				"statement": st.String(), "duration_ms": time.Since(start).Milliseconds(),
-			})
-		}
-	}()
+	defer s.logStatement(ctx, st.Database, st, time.Now())
 	lockLost := false
 	err := retryIf(ctx, s.spec, !st.Claim, func(ctx context.Context) error {
 		if lockLost {
@@ -145,12 +142,33 @@ func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
 		afterStatement(st)
 		return nil
 	}
+	if st.Tolerate == ddl.TolerateMissing && isMissing(err) {
+		var refusal *ddl.Error
+		if !errors.As(err, &refusal) {
+			return nil
+		}
+	}
+	return s.statementFailed(ctx, st, err)
+}
+
+// logStatement reports one statement (redacted) and how long it took.
+// database is where it ran ("" the maintenance database).
+func (s *Server) logStatement(ctx context.Context, database string, st ddl.Statement, start time.Time) {
+	if s.registry.log != nil {
+		s.registry.log(ctx, "tenantdb statement", map[string]any{
+			"server": s.spec.Name, "database": database,
+			"statement": st.String(), "duration_ms": time.Since(start).Milliseconds(),
+		})
+	}
+}
+
+// statementFailed turns the error of st into what the operation reports:
+// a refusal as it is, a lock wait with its blockers, a password policy
+// with its rules.
+func (s *Server) statementFailed(ctx context.Context, st ddl.Statement, err error) error {
 	var refusal *ddl.Error
 	if errors.As(err, &refusal) {
 		return err
-	}
-	if st.Tolerate == ddl.TolerateMissing && isMissing(err) {
-		return nil
 	}
 	if isLockTimeout(err) {
 		return s.lockTimeoutError(ctx, st, err)

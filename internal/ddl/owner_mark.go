@@ -93,19 +93,17 @@ func commentOnRole(owner Username, mark OwnerMark) *stmt {
 }
 
 // MarkOwnerLogin makes a PostgreSQL owner plan's CREATE ROLE carry mark:
-// the COMMENT runs in the same simple-protocol query, so PostgreSQL commits
-// both or neither and no unmarked login of ours can exist. Other engines,
-// or a mark without a database identity, leave the plan as it is.
+// the COMMENT is the plan's next statement, and the plan runs as one
+// transaction (InOneTransaction, which the caller applies to the plan it
+// finally runs), so PostgreSQL commits both or neither and no unmarked
+// login of ours can exist. Other engines, or a mark without a database
+// identity, leave the plan as it is.
 func MarkOwnerLogin(d Dialect, p Plan, owner Username, mark OwnerMark) Plan {
 	if d.Info().Flavor != FlavorPostgres || mark.DBIdentity == "" || len(p.Statements) == 0 ||
 		!ownerMarkPattern.MatchString(mark.Text()) || !strings.HasPrefix(p.Statements[0].redacted, "CREATE ROLE ") {
 		return p
 	}
-	first := p.Statements[0]
-	suffix := "; COMMENT ON ROLE " + pgIdent(owner.s) + " IS " + pgLiteral(mark.Text())
-	first.sql += suffix
-	first.redacted += suffix
-	p.Statements = append([]Statement{first}, p.Statements[1:]...)
+	p.Statements = slices.Insert(slices.Clone(p.Statements), 1, commentOnRole(owner, mark).done())
 	return p
 }
 

@@ -41,9 +41,15 @@ func TestOwnerMark(t *testing.T) {
 	mark := OwnerMark{Database: db, DBIdentity: "pg:1:2"}
 	pg := NewDialect(ServerInfo{Flavor: FlavorPostgres, Version: Version{15, 0, 0}})
 	p := MarkOwnerLogin(pg, pg.CreateOwner(db, owner, pw, PrivilegeSet{all: true}), owner, mark)
-	first := p.Statements[0].String()
-	if !strings.HasPrefix(first, `CREATE ROLE "acme_app"`) || !strings.HasSuffix(first, `; COMMENT ON ROLE "acme_app" IS 'tenantdb owner of acme_1 db=pg:1:2 status=open'`) || !p.Statements[0].Claim {
-		t.Errorf("marked CREATE ROLE: %q", first)
+	// Each statement stays one statement: the mark is the next one, and
+	// the plan is one transaction, so both commit or neither.
+	first, second := p.Statements[0].String(), p.Statements[1].String()
+	if !strings.HasPrefix(first, `CREATE ROLE "acme_app"`) || strings.Contains(first, ";") || !p.Statements[0].Claim ||
+		second != `COMMENT ON ROLE "acme_app" IS 'tenantdb owner of acme_1 db=pg:1:2 status=open'` {
+		t.Errorf("marked CREATE ROLE: %q, then %q", first, second)
+	}
+	if tx := InOneTransaction(pg, FinishOwnerMark(pg, p, owner, mark)); !tx.Transaction {
+		t.Errorf("a marked owner create is not one transaction:\n%s", tx)
 	}
 	done := FinishOwnerMark(pg, p, owner, mark)
 	if last := done.Statements[len(done.Statements)-1].String(); len(done.Statements) != len(p.Statements)+1 ||

@@ -60,7 +60,7 @@ func (d postgres) createDatabase(db DatabaseName, cs Charset, co Collation, oid 
 	}
 	return Plan{
 		Statements: []Statement{
-			b.claims().done(),
+			b.claims().noTransaction().done(),
 			// New databases grant CONNECT and TEMPORARY to PUBLIC: a tenant
 			// database is reachable only by those granted it.
 			sql("REVOKE ALL ON DATABASE ", pgIdent(db.s), " FROM PUBLIC").done(),
@@ -76,7 +76,7 @@ func (d postgres) AlterDatabase(db DatabaseName, _ Charset, _ Collation) (Plan, 
 }
 
 func (d postgres) DropDatabase(db DatabaseName) Plan {
-	return Plan{Statements: []Statement{sql("DROP DATABASE IF EXISTS ", pgIdent(db.s)).done()}}
+	return Plan{Statements: []Statement{sql("DROP DATABASE IF EXISTS ", pgIdent(db.s)).noTransaction().done()}}
 }
 
 // CreateOwner makes a LOGIN role whose password is a SCRAM verifier computed

@@ -35,6 +35,10 @@ type Statement struct {
 	// connection is lost mid-statement (every other statement is
 	// idempotent and is).
 	Claim bool
+	// outsideTransaction: PostgreSQL refuses to run it inside a
+	// transaction block (CREATE/DROP DATABASE), so a plan holding it is
+	// never made transactional (InOneTransaction).
+	outsideTransaction bool
 }
 
 // SQL returns the exact statement text, secrets included. Only the executor
@@ -61,6 +65,11 @@ func (s Statement) Format(f fmt.State, verb rune) {
 type Plan struct {
 	Statements []Statement
 	Undo       []Statement
+	// Transaction (PostgreSQL, set by InOneTransaction): the executor sends
+	// BEGIN, the statements, COMMIT on one connection, and ROLLBACK when
+	// any of them fails, so the plan takes effect whole or not at all and
+	// its Undo never runs. Each statement stays exactly one statement.
+	Transaction bool
 }
 
 // Empty reports whether the plan runs nothing.
@@ -92,14 +101,17 @@ func writeStatement(b *strings.Builder, s Statement) {
 // Tail is the plan from statement i on, with the same undo (to finish a
 // plan whose first statements are known to have run).
 func (p Plan) Tail(i int) Plan {
-	return Plan{Statements: append([]Statement(nil), p.Statements[min(i, len(p.Statements)):]...), Undo: p.Undo}
+	return Plan{Statements: append([]Statement(nil), p.Statements[min(i, len(p.Statements)):]...), Undo: p.Undo,
+		Transaction: p.Transaction}
 }
 
-// Append concatenates plans; the undo of a later plan runs first.
+// Append concatenates plans; the undo of a later plan runs first. The
+// result is one transaction only when both were (see InOneTransaction).
 func (p Plan) Append(q Plan) Plan {
 	return Plan{
-		Statements: append(append([]Statement(nil), p.Statements...), q.Statements...),
-		Undo:       append(append([]Statement(nil), q.Undo...), p.Undo...),
+		Statements:  append(append([]Statement(nil), p.Statements...), q.Statements...),
+		Undo:        append(append([]Statement(nil), q.Undo...), p.Undo...),
+		Transaction: p.Transaction && q.Transaction,
 	}
 }
 
@@ -110,6 +122,7 @@ type stmt struct {
 	database  string
 	tolerate  Tolerance
 	claim     bool
+	outsideTx bool
 }
 
 func (b *stmt) add(parts ...string) *stmt {
@@ -132,8 +145,11 @@ func (b *stmt) okIfMissing() *stmt { b.tolerate = TolerateMissing; return b }
 
 func (b *stmt) claims() *stmt { b.claim = true; return b }
 
+func (b *stmt) noTransaction() *stmt { b.outsideTx = true; return b }
+
 func (b *stmt) done() Statement {
-	return Statement{sql: b.real.String(), redacted: b.red.String(), Database: b.database, Tolerate: b.tolerate, Claim: b.claim}
+	return Statement{sql: b.real.String(), redacted: b.red.String(), Database: b.database, Tolerate: b.tolerate, Claim: b.claim,
+		outsideTransaction: b.outsideTx}
 }
 
 // sql is shorthand for a statement without secrets.
