@@ -368,7 +368,8 @@ func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user 
 	if diff.Empty() {
 		return nil
 	}
-	if err := s.exec(ctx, ddl.SyncGrant(s.dialect(), db, user, owner, scope, diff)); err != nil {
+	// PostgreSQL: the privilege change is one transaction, all or nothing.
+	if err := s.exec(ctx, ddl.InOneTransaction(s.dialect(), ddl.SyncGrant(s.dialect(), db, user, owner, scope, diff))); err != nil {
 		if codesPrincipalMissing[codeOf(err)] {
 			if _, found, lerr := s.LoginIdentity(ctx, user); lerr == nil && !found {
 				return ddl.ErrGrantUserMissing(s.spec.Name, user)

@@ -257,7 +257,8 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		if err != nil {
 			return err
 		}
-		plan = ddl.FinishOwnerMark(s.dialect(), plan, user, mark)
+		// PostgreSQL: one transaction, so a failure leaves no login.
+		plan = ddl.InOneTransaction(s.dialect(), ddl.FinishOwnerMark(s.dialect(), plan, user, mark))
 		err = fault(faultOwnerClaimLostBefore, user.String())
 		if err != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], err)
