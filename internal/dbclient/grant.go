@@ -447,8 +447,10 @@ func (g pgGrant) ownerName(s *Server, db ddl.DatabaseName) (ddl.Username, error)
 // schemas (owned by the database owner, or public through
 // pg_database_owner; $2 false: public only), of the owner's tables there,
 // and of the owner's default privileges on tables (per tenant schema, and
-// database-wide), with grant options; and the facts around them. One row
-// per fact: kind, name, grantable, count.
+// database-wide), with grant options; the tenant schemas it may use through
+// its own USAGE or PUBLIC's (grantee 0; ddl.PostgresGrantRead.Held says
+// why); and the facts around them. One row per fact: kind, name,
+// grantable, count.
 const pgGrantQuery = `
 WITH g AS (SELECT oid FROM pg_roles WHERE rolname = $1),
 d AS (SELECT oid, datdba, datacl FROM pg_database WHERE datname = current_database()),
@@ -466,6 +468,8 @@ SELECT 'database', a.privilege_type, bool_or(a.is_grantable), count(*)::int
   FROM d, aclexplode(d.datacl) a, g WHERE a.grantee = g.oid GROUP BY 2
 UNION ALL SELECT 'schema-acl', a.privilege_type, bool_or(a.is_grantable), count(DISTINCT s.oid)::int
   FROM s, aclexplode(s.nspacl) a, g WHERE a.grantee = g.oid GROUP BY 2
+UNION ALL SELECT 'schema-reachable', '', false, count(DISTINCT s.oid)::int
+  FROM s, aclexplode(s.nspacl) a, g WHERE a.grantee IN (g.oid, 0) AND a.privilege_type = 'USAGE'
 UNION ALL SELECT 'table', a.privilege_type, bool_or(a.is_grantable), count(DISTINCT t.oid)::int
   FROM t, aclexplode(t.relacl) a, g WHERE a.grantee = g.oid GROUP BY 2
 UNION ALL SELECT 'schema-default', privilege_type, bool_or(is_grantable), count(DISTINCT nsp)::int
@@ -505,6 +509,8 @@ func (s *Server) pgGrantRead(ctx context.Context, db ddl.DatabaseName, grantee d
 					r.UsableSchemas = n
 				}
 				r.Grantable = r.Grantable || grantable
+			case "schema-reachable":
+				r.Reachable = n
 			case "table":
 				r.OnTables[p], r.Grantable = n, r.Grantable || grantable
 			case "schema-default":

@@ -150,7 +150,8 @@ func ShallowHeld(info ServerInfo, dbPrivs []Privilege, declared PrivilegeSet) Gr
 type PostgresGrantRead struct {
 	Database      []Privilege       // its entries in the database ACL (CONNECT, CREATE, TEMPORARY)
 	Schemas       int               // tenant schemas
-	UsableSchemas int               // tenant schemas where it has USAGE
+	UsableSchemas int               // tenant schemas where it has USAGE (its own ACL entry)
+	Reachable     int               // tenant schemas where it has USAGE, its own or PUBLIC's (see Held)
 	Tables        int               // the owner's tables (and views) in tenant schemas
 	OnTables      map[Privilege]int // how many of those give it each privilege
 	InDefaults    map[Privilege]int // in how many tenant schemas the owner's default privileges give it each privilege
@@ -160,6 +161,23 @@ type PostgresGrantRead struct {
 
 // Held judges a PostgreSQL read: a privilege is complete only with CONNECT,
 // USAGE everywhere, on every table and in every schema's default privileges.
+//
+// USAGE counts whether the principal's own or PUBLIC's: Held says what the
+// principal can do, and import and every refresh read it the same way. On
+// PostgreSQL 15+ PUBLIC has USAGE on schema public in every database,
+// tenantdb's own included (a create revokes PUBLIC's CONNECT and TEMPORARY
+// only), so a grant made the cyrilgdn way (CONNECT, SELECT on the tables,
+// the owner's default privileges, no USAGE of its own) reads everything
+// and imports as held: the first plan is empty instead of proposing a
+// grant that changes no one's access. A tenant may revoke PUBLIC's USAGE
+// (the owner is a member of pg_database_owner, which owns public); the
+// principal then really loses access, the next refresh finds the schema
+// unreachable and shows the privilege missing, and the apply grants the
+// principal its own USAGE. Nothing is ever revoked from PUBLIC, nor
+// counted on for a revoke (destroy revokes the principal's own entries).
+// PUBLIC's CONNECT is not counted: tenantdb's isolation takes it away (at
+// create, and by the REVOKE the migration guide gives after an import),
+// so access through it is about to end by design.
 func (r PostgresGrantRead) Held() GrantHeld {
 	var h GrantHeld
 	connect := slices.Contains(r.Database, "CONNECT")
@@ -171,7 +189,7 @@ func (r PostgresGrantRead) Held() GrantHeld {
 			}
 		}
 	}
-	usable := r.UsableSchemas >= r.Schemas
+	usable := r.Reachable >= r.Schemas
 	for _, p := range postgresTablePrivileges {
 		if r.OnTables[p] > 0 || r.InDefaults[p] > 0 || slices.Contains(r.WideDefaults, p) {
 			h.Any = append(h.Any, p)

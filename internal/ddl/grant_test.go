@@ -107,7 +107,7 @@ func TestPostgresGrantReadHeld(t *testing.T) {
 	t.Parallel()
 	full := func() PostgresGrantRead {
 		return PostgresGrantRead{
-			Database: []Privilege{"CONNECT", "CREATE"}, Schemas: 2, UsableSchemas: 2, Tables: 3,
+			Database: []Privilege{"CONNECT", "CREATE"}, Schemas: 2, UsableSchemas: 2, Reachable: 2, Tables: 3,
 			OnTables:   map[Privilege]int{"SELECT": 3, "INSERT": 3},
 			InDefaults: map[Privilege]int{"SELECT": 2, "INSERT": 2},
 		}
@@ -122,6 +122,12 @@ func TestPostgresGrantReadHeld(t *testing.T) {
 		{"CONNECT revoked: nothing is complete", func(r *PostgresGrantRead) { r.Database = []Privilege{"CREATE"} },
 			nil, []Privilege{"CREATE", "INSERT", "SELECT"}},
 		{"USAGE missing on a new schema", func(r *PostgresGrantRead) { r.Schemas = 3; r.InDefaults["SELECT"] = 3; r.InDefaults["INSERT"] = 3 },
+			[]Privilege{"CREATE"}, []Privilege{"CREATE", "INSERT", "SELECT"}},
+		{"USAGE only through PUBLIC's", func(r *PostgresGrantRead) { r.UsableSchemas = 0 },
+			[]Privilege{"CREATE", "INSERT", "SELECT"}, []Privilege{"CREATE", "INSERT", "SELECT"}},
+		{"PUBLIC's USAGE revoked in one schema, none of its own", func(r *PostgresGrantRead) { r.UsableSchemas, r.Reachable = 0, 1 },
+			[]Privilege{"CREATE"}, []Privilege{"CREATE", "INSERT", "SELECT"}},
+		{"its own USAGE alone does not reach a schema it lacks", func(r *PostgresGrantRead) { r.UsableSchemas, r.Reachable = 1, 1 },
 			[]Privilege{"CREATE"}, []Privilege{"CREATE", "INSERT", "SELECT"}},
 		{"one table lacks SELECT", func(r *PostgresGrantRead) { r.OnTables["SELECT"] = 2 },
 			[]Privilege{"CREATE", "INSERT"}, []Privilege{"CREATE", "INSERT", "SELECT"}},
@@ -145,6 +151,48 @@ func TestPostgresGrantReadHeld(t *testing.T) {
 		if diff := cmp.Diff(tc.anyP, h.Any); diff != "" {
 			t.Errorf("%s: Any (-want +got):\n%s", tc.name, diff)
 		}
+	}
+}
+
+// TestPostgresGrantImportedThroughPublicUsage: a grant made the cyrilgdn
+// way (CONNECT, SELECT on every table, the owner's default privileges, and
+// schema public's USAGE only through PUBLIC, as PostgreSQL 15 leaves it)
+// imports as SELECT, a refresh declaring SELECT reads the same and plans
+// nothing. Once the tenant revokes PUBLIC's USAGE the grantee really reads
+// nothing: the refresh shows SELECT missing and the apply grants the
+// grantee USAGE of its own (and revokes nothing from PUBLIC).
+func TestPostgresGrantImportedThroughPublicUsage(t *testing.T) {
+	t.Parallel()
+	cyrilgdn := PostgresGrantRead{
+		Database: []Privilege{"CONNECT"}, Schemas: 1, UsableSchemas: 0, Reachable: 1, Tables: 2,
+		OnTables: map[Privilege]int{"SELECT": 2}, InDefaults: map[Privilege]int{"SELECT": 1},
+	}
+	selectOnly := must(ParsePrivileges(EnginePostgres, []string{"SELECT"}))
+	h := cyrilgdn.Held()
+	if got := h.Imported(pg15); !slices.Equal(got, []Privilege{"SELECT"}) {
+		t.Fatalf("import reads %v, want [SELECT]", got)
+	}
+	if got := h.Reported(pg15, selectOnly); !slices.Equal(got, []Privilege{"SELECT"}) {
+		t.Errorf("the refresh after the import reads %v, want what the import read", got)
+	}
+	if d := h.Diff(pg15, selectOnly); !d.Empty() {
+		t.Errorf("the first plan after the import is not empty: %+v", d)
+	}
+
+	revoked := cyrilgdn
+	revoked.Reachable = 0 // REVOKE USAGE ON SCHEMA public FROM PUBLIC, by the tenant
+	h = revoked.Held()
+	if got := h.Reported(pg15, selectOnly); len(got) != 0 {
+		t.Errorf("after PUBLIC lost USAGE the refresh reads %v, want nothing (the grantee reads nothing)", got)
+	}
+	d := h.Diff(pg15, selectOnly)
+	if !slices.Equal(d.Grant, []Privilege{"SELECT"}) || len(d.Revoke) != 0 {
+		t.Fatalf("diff after PUBLIC lost USAGE: %+v", d)
+	}
+	db, grantee, owner := must(NewDatabaseName(EnginePostgres, "acme_wms")), must(NewUsername(EnginePostgres, "reporting")), must(NewUsername(EnginePostgres, "acme_app"))
+	sync := strings.Join(realSQL(SyncGrant(NewDialect(pg15), db, grantee, owner, publicScope, d)), "\n")
+	if !strings.Contains(sync, `GRANT USAGE ON SCHEMA public TO "reporting"`) || strings.Contains(sync, "PUBLIC") {
+		t.Errorf("the apply does not give the grantee USAGE of its own, or touches PUBLIC:\n%s", sync)
 	}
 }
 

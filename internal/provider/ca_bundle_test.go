@@ -254,28 +254,12 @@ func caBundleStateSizes(t *testing.T, w *cliWorkspace, bundle string) []int {
 // changes and that the db_server is updated in place (its ca_fingerprint).
 func requireOnlyServerUpdates(t *testing.T, w *cliWorkspace) {
 	t.Helper()
-	w.run("plan", "-out=tfplan").mustSucceed(t, "plan")
-	out, err := tryEnv(w.dir, append(os.Environ(), w.env...), cliBinary(), "show", "-json", "tfplan")
-	if err != nil {
-		t.Fatalf("terraform show: %v\n%s", err, out)
-	}
-	var plan struct {
-		ResourceChanges []struct {
-			Address string `json:"address"`
-			Type    string `json:"type"`
-			Change  struct {
-				Actions []string `json:"actions"`
-			} `json:"change"`
-		} `json:"resource_changes"`
-	}
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &plan); err != nil {
-		t.Fatalf("plan JSON: %v", err)
-	}
+	out, changes := savedPlan(t, w)
 	if strings.Contains(out, "BEGIN CERTIFICATE") {
 		t.Fatal("the plan holds a PEM certificate")
 	}
 	tenants := 0
-	for _, rc := range plan.ResourceChanges {
+	for _, rc := range changes {
 		want := "no-op"
 		if rc.Type == "tenantdb_db_server" {
 			want = "update"
