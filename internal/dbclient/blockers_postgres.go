@@ -61,6 +61,7 @@ func (s *Server) runPostgres(ctx context.Context, conn *sql.Conn, st ddl.Stateme
 			}
 		}
 	}()
+	statementStarting(ctx, st)
 	_, err := conn.ExecContext(ctx, st.SQL())
 	close(stop)
 	<-sampled

@@ -49,6 +49,7 @@ func (s *Server) runKillable(ctx context.Context, st ddl.Statement) error {
 		return err
 	}
 	defer done()
+	statementStarting(ctx, st)
 	answer := make(chan error, 1)
 	go func() {
 		_, err := conn.ExecContext(context.WithoutCancel(ctx), st.SQL())
