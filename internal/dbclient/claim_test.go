@@ -37,10 +37,7 @@ func TestClaimOutcomeUnknown(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the claim took effect, so the database is ours: want success; got %v", err)
 		}
-		wantPrefix := "mariadb:tenantdb:"
-		if e.isPG() {
-			wantPrefix = "pg:"
-		}
+		wantPrefix := map[ddl.Flavor]string{ddl.FlavorMariaDB: "mariadb:tenantdb:", ddl.FlavorMySQL: "mysql:", ddl.FlavorPostgres: "pg:"}[e.s.Info().Flavor]
 		if st == nil || !id.Strong() || !strings.HasPrefix(string(id), wantPrefix) {
 			t.Fatalf("want the database with its identity, got %v %q", st, id)
 		}

@@ -29,10 +29,22 @@ import (
 //	                                       tenant's owner) may rewrite it, so a
 //	                                       changed comment is Unproven, never
 //	                                       proof of another database.
-//	mysql:<server_uuid>                   MySQL 8: no per-schema identity is
-//	                                       readable without the data dictionary,
-//	                                       so only the server is known (see
-//	                                       Compare for the window that leaves).
+//	mysql:<nonce>:<created>               MySQL 8+: the database's mark, an
+//	                                       empty procedure the admin creates in
+//	                                       it right after CREATE DATABASE
+//	                                       (ddl/claim_mark_mysql.go): the nonce
+//	                                       its name carries and its CREATED time
+//	                                       (unix seconds), read only when its
+//	                                       DEFINER is the admin login. Its tenant
+//	                                       may drop it but cannot make one (the
+//	                                       definer would be the tenant); a
+//	                                       re-created database has none; a
+//	                                       replica has it, so a failover keeps it.
+//	mysql:<server_uuid>                   MySQL 8+ database without a mark
+//	                                       (imported, or recorded by a version
+//	                                       before marks): only the server is
+//	                                       known until the first apply writes
+//	                                       one (NeedsMark).
 type Identity string
 
 // Verdict is how a database found on the server relates to a recorded identity.
@@ -47,10 +59,11 @@ const (
 	// OtherServer: the address leads to another server.
 	OtherServer
 	// Unproven: what identifies the object was rewritten where its own
-	// tenant or a DBA may write (a MariaDB schema comment; a MariaDB login's
-	// password, which any login may change): it may be the recorded object
-	// after an ordinary edit, or another one. Nothing is altered or dropped
-	// on it; what this provider granted on the name is still revoked.
+	// tenant or a DBA may write (a MariaDB schema comment; a MySQL mark
+	// procedure, which the tenant may drop; a MariaDB login's password,
+	// which any login may change): it may be the recorded object after an
+	// ordinary edit, or another one. Nothing is altered or dropped on it;
+	// what this provider granted on the name is still revoked.
 	Unproven
 )
 
@@ -68,10 +81,15 @@ func (v Verdict) String() string {
 // tenant's access). Neither is proof of another database (the tenant may
 // write any comment, an empty one or a claim mark's form included), so the
 // database resource treats both as Unproven (DatabaseVerdict).
-// MySQL 8 can only tell servers apart: a database dropped and re-created on
-// the same MySQL 8 server compares Same (the documented window), and a
-// failover to a replica compares OtherServer (server_uuid differs), which is
-// safe: nothing is dropped or altered until it is imported again.
+// MySQL 8+ mirrors MariaDB with a mark only the admin can make: a recorded
+// mark that is gone (the database re-created by hand, or its tenant dropped
+// the procedure) is Replaced here and Unproven for the database resource
+// (DatabaseVerdict); another mark is another claim's database (Replaced:
+// no tenant can make one). Two unmarked databases (imported, recorded as
+// the server's uuid) can only tell servers apart: another server is
+// OtherServer, and a database re-created by hand on the same server reads
+// Same until the first apply after the import marks it (the window README
+// gives).
 func Compare(recorded, got Identity) Verdict {
 	if recorded == got {
 		return Same
@@ -90,7 +108,13 @@ func Compare(recorded, got Identity) Verdict {
 		}
 		return Replaced
 	case "mysql":
-		return OtherServer
+		switch {
+		case !recorded.Strong() && !got.Strong():
+			return OtherServer // two server uuids
+		case !recorded.Strong():
+			return Same // marked since the import (see DatabaseVerdict)
+		}
+		return Replaced
 	case "mariadb":
 		if recorded.NeedsMark() && got.Strong() {
 			// Recorded without a mark (an import): the comment proved
@@ -109,13 +133,35 @@ func Compare(recorded, got Identity) Verdict {
 
 // DatabaseVerdict is Compare for what the database resource itself does
 // (alter, drop, forget): on MariaDB no comment proves another database, so
-// Replaced is Unproven there: kept in state, never altered or dropped.
+// Replaced is Unproven there: kept in state, never altered or dropped. On
+// MySQL a mark that is gone is Unproven too (its tenant may drop it), while
+// another mark stays Replaced (only the admin makes one: another claim's
+// database); and a mark found where none was recorded is Unproven, not
+// Same: the database resource writes the mark itself and records it in the
+// same apply (MarkImportedDatabase), so one it did not record is another
+// claim's (the database dropped and made again by another configuration) or
+// of an apply killed while marking (re-import it).
 func DatabaseVerdict(recorded, got Identity) Verdict {
 	v := Compare(recorded, got)
 	if _, ok := recorded.Comment(); ok && v == Replaced {
 		return Unproven
 	}
+	if recorded.isMySQL() && recorded != got && (!got.Strong() || !recorded.Strong()) && v != OtherServer {
+		return Unproven
+	}
 	return v
+}
+
+func (id Identity) isMySQL() bool { return strings.HasPrefix(string(id), "mysql:") }
+
+// MySQLMarker is the "<nonce>:<created>" of a MySQL identity with a mark;
+// ok is false for every other identity.
+func (id Identity) MySQLMarker() (marker string, ok bool) {
+	v, isMySQL := strings.CutPrefix(string(id), "mysql:")
+	if !isMySQL || !ddl.IsMySQLMarker(v) {
+		return "", false
+	}
+	return v, true
 }
 
 // Comment is the schema comment a MariaDB identity is made of; ok is false
@@ -128,19 +174,20 @@ func (id Identity) Comment() (comment string, ok bool) {
 	return v, true
 }
 
-// NeedsMark reports whether the identity is a MariaDB database's that
-// carries no claim mark (imported, or created before marks): nothing tells
-// it from another server's database of that name until the first apply
-// writes one (MarkDatabase).
+// NeedsMark reports whether the identity is a MariaDB or MySQL database's
+// that carries no claim mark (imported, or created before marks): nothing
+// tells it from another server's database of that name (nor, on MySQL,
+// from one re-created on the same server) until the first apply writes one
+// (MarkDatabase).
 func (id Identity) NeedsMark() bool {
 	_, ok := id.Comment()
-	return ok && !id.Strong()
+	return (ok || id.isMySQL()) && !id.Strong()
 }
 
 // Strong reports whether the identity tells one object from a later one of
-// the same name on the same server (PostgreSQL; MariaDB databases tenantdb
-// created). Imported MariaDB databases without a mark and every MySQL 8
-// database are identified by name on a known server only.
+// the same name on the same server (PostgreSQL; MariaDB and MySQL databases
+// carrying tenantdb's mark). Imported databases without a mark are
+// identified by name on a known server only.
 func (id Identity) Strong() bool {
 	kind, v, _ := strings.Cut(string(id), ":")
 	switch kind {
@@ -149,6 +196,8 @@ func (id Identity) Strong() bool {
 	case "mariadb":
 		_, ok := ddl.ParseClaimMark(v)
 		return ok
+	case "mysql":
+		return ddl.IsMySQLMarker(v)
 	}
 	return false
 }
@@ -166,8 +215,9 @@ func (s *Server) databaseQuery(name string) string {
 		return q
 	case ddl.FlavorMariaDB:
 		q = `SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, '', SCHEMA_COMMENT FROM information_schema.SCHEMATA`
-	default: // MySQL 8 has no SCHEMA_COMMENT
-		q = `SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, '', '' FROM information_schema.SCHEMATA`
+	default: // MySQL 8 has no SCHEMA_COMMENT: the marker is the mark procedure's, one join for every database
+		q = `SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, '', COALESCE(m.mark, '') ` +
+			`FROM information_schema.SCHEMATA s LEFT JOIN (` + ddl.MySQLMarksQuery + `) m ON m.ROUTINE_SCHEMA = s.SCHEMA_NAME`
 	}
 	if name != "" {
 		if s.foldsNames() {
@@ -233,6 +283,9 @@ func (s *Server) identityOf(ctx context.Context, st *DatabaseState) (Identity, e
 	case ddl.FlavorMariaDB:
 		return Identity("mariadb:" + st.Marker), nil
 	}
+	if ddl.IsMySQLMarker(st.Marker) {
+		return Identity("mysql:" + st.Marker), nil
+	}
 	return Identity("mysql:" + sid), nil
 }
 
@@ -270,7 +323,8 @@ func (s *Server) CheckIdentity(ctx context.Context, db ddl.DatabaseName, recorde
 
 // ClaimDatabase is CreateDatabase that returns the new database's identity
 // and its settings as the server reports them. On MariaDB the claim mark is
-// part of the CREATE DATABASE statement itself.
+// part of the CREATE DATABASE statement itself; on MySQL it is the mark
+// procedure the next statement creates (ddl.ClaimPlan), under the same lock.
 func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.Charset, co ddl.Collation) (*DatabaseState, Identity, error) {
 	defer s.invalidateDatabase(db)
 	mark := ddl.NewClaimMark()
@@ -286,7 +340,7 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 			id, err = s.identityOf(ctx, st)
 			return err
 		}
-		plan := s.dialect().CreateMarkedDatabase(db, cs, co, mark)
+		plan := ddl.ClaimPlan(s.dialect(), db, cs, co, mark)
 		var err error
 		if f := fault(faultClaimLostBefore, db.String()); f != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], f)
@@ -299,7 +353,7 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 		if isDatabaseExists(err) {
 			return ddl.ErrDatabasePreExists(s.spec.Name, s.spec.Engine, db)
 		}
-		if err != nil && classify(err) == classOutcomeUnknown && ddl.StoresClaimMark(s.info) {
+		if err != nil && classify(err) == classOutcomeUnknown && ddl.KeepsClaimMark(s.info) {
 			// The connection was lost mid-claim. The mark says whose the
 			// database is, if there is one: read it on a fresh connection
 			// (the locked one is gone), waiting for a restarting server.
@@ -312,8 +366,10 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 				return fmt.Errorf("%s: the connection was lost while creating database %q, and it does not exist: "+
 					"nothing was created; apply again", s.spec.describe(), db)
 			case found.Marker == "":
+				// MySQL: also the connection lost between CREATE DATABASE
+				// and the mark procedure.
 				return ddl.ErrDatabaseClaimUnproven(s.spec.Name, db)
-			case found.Marker != mark.String():
+			case !s.carriesMark(found, mark):
 				return ddl.ErrDatabasePreExists(s.spec.Name, s.spec.Engine, db)
 			}
 			err = nil // ours: the claim took effect before the connection was lost
@@ -333,6 +389,16 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 		return err
 	})
 	return st, id, err
+}
+
+// carriesMark reports whether the database read back carries this claim's
+// mark: MariaDB's comment is the mark; MySQL's mark procedure is named for
+// its nonce.
+func (s *Server) carriesMark(st *DatabaseState, mark ddl.ClaimMark) bool {
+	if s.info.Flavor == ddl.FlavorMySQL {
+		return ddl.MySQLMarkerNonce(st.Marker) == mark.MySQLNonce()
+	}
+	return st.Marker == mark.String()
 }
 
 // AlterOwnDatabase is AlterDatabase after checking, under the tenant's lock,
@@ -363,6 +429,10 @@ func (s *Server) AlterOwnDatabase(ctx context.Context, db ddl.DatabaseName, cs d
 // statement that gives it its recorded comment back, for a DBA who knows
 // it is the same database, and never a DROP.
 func (s *Server) errNotRecordedDatabase(db ddl.DatabaseName, recorded Identity, c Check) error {
+	if c.Verdict == Unproven && recorded.isMySQL() {
+		marker, _ := recorded.MySQLMarker()
+		return ddl.ErrMySQLDatabaseUnproven(s.spec.Name, db, marker)
+	}
 	if c.Verdict == Unproven {
 		was, _ := recorded.Comment()
 		now, _ := c.Identity.Comment()
@@ -371,16 +441,17 @@ func (s *Server) errNotRecordedDatabase(db ddl.DatabaseName, recorded Identity, 
 	return ddl.ErrIdentityMismatch(s.spec.Name, db, mismatchWhy(c.Verdict))
 }
 
-// MarkImportedDatabase gives a MariaDB database that carries no claim mark
-// (recorded at import) one, under the tenant's lock and only while its
-// comment is still exactly what was recorded: the first apply after an
-// import, never a plan. It returns the identity to record and the comment
-// the mark replaced ("" when there was none).
+// MarkImportedDatabase gives a MariaDB or MySQL database that carries no
+// claim mark (recorded at import, or by a version before marks) one, under
+// the tenant's lock and only while what was recorded still reads exactly
+// the same (MariaDB: its comment; MySQL: no mark, and the same server):
+// the first apply after an import, never a plan. It returns the identity to
+// record and the comment the mark replaced ("" when there was none).
 func (s *Server) MarkImportedDatabase(ctx context.Context, db ddl.DatabaseName, recorded Identity) (Identity, string, error) {
-	was, ok := recorded.Comment()
-	if !ok || !recorded.NeedsMark() {
+	if !recorded.NeedsMark() {
 		return recorded, "", nil
 	}
+	was, _ := recorded.Comment()
 	defer s.invalidateDatabase(db)
 	var id Identity
 	err := s.withLock(ctx, db, func(ctx context.Context) error {
@@ -392,6 +463,7 @@ func (s *Server) MarkImportedDatabase(ctx context.Context, db ddl.DatabaseName, 
 			return ddl.ErrDatabaseGone(s.spec.Name, db)
 		}
 		if c.Identity != recorded {
+			c.Verdict = DatabaseVerdict(recorded, c.Identity)
 			return s.errNotRecordedDatabase(db, recorded, c)
 		}
 		if err := s.exec(ctx, ddl.MarkDatabase(s.info, db, ddl.NewClaimMark())); err != nil {
@@ -451,6 +523,23 @@ func (s *Server) DropOwnDatabase(ctx context.Context, db ddl.DatabaseName, recor
 
 // MismatchWhy explains a verdict in a sentence, for diagnostics.
 func MismatchWhy(v Verdict) string { return mismatchWhy(v) }
+
+// MismatchWhyFor is MismatchWhy for a database recorded as recorded: an
+// Unproven MySQL database is explained by its mark, not a comment.
+func MismatchWhyFor(recorded Identity, v Verdict) string {
+	if v != Unproven || !recorded.isMySQL() {
+		return mismatchWhy(v)
+	}
+	if !recorded.Strong() {
+		return "It carries a tenantdb mark this resource did not record (it was imported without one): another " +
+			"configuration's tenantdb may have made it after the database was dropped, or an apply that was giving it " +
+			"its mark was interrupted."
+	}
+	return "Its mark (the procedure " + ddl.MySQLMarkPrefix + "… tenantdb created in it, owned by the admin login) " +
+		"is gone or is not the one this resource recorded: the tenant's own login may have dropped it (it may drop " +
+		"procedures in its database), or the database was dropped and re-created outside Terraform, or the address " +
+		"now leads to another server."
+}
 
 func mismatchWhy(v Verdict) string {
 	switch v {

@@ -14,12 +14,7 @@ import "testing"
 func TestCompareMariaDB(t *testing.T) {
 	t.Parallel()
 	const mark, other = "mariadb:tenantdb:00112233445566778899aabbccddeeff", "mariadb:tenantdb:ffeeddccbbaa99887766554433221100"
-	for _, c := range []struct {
-		name                  string
-		recorded, got         Identity
-		compare, dbVerdict    Verdict
-		recordedNeedsMarkWant bool
-	}{
+	checkVerdicts(t, []verdictCase{
 		{"same mark", mark, mark, Same, Same, false},
 		{"comment edited by a DBA", mark, "mariadb:owned by team acme", Unproven, Unproven, false},
 		{"a mark's form written by the tenant", mark, other, Unproven, Unproven, false},
@@ -31,7 +26,20 @@ func TestCompareMariaDB(t *testing.T) {
 		{"import whose comment was emptied", "mariadb:team acme", "mariadb:", Replaced, Unproven, true},
 		{"PostgreSQL re-created", "pg:1:100", "pg:1:200", Replaced, Replaced, false},
 		{"PostgreSQL other server", "pg:1:100", "pg:2:100", OtherServer, OtherServer, false},
-	} {
+	})
+}
+
+// verdictCase is how a database found (got) compares with one recorded.
+type verdictCase struct {
+	name                  string
+	recorded, got         Identity
+	compare, dbVerdict    Verdict
+	recordedNeedsMarkWant bool
+}
+
+func checkVerdicts(t *testing.T, cases []verdictCase) {
+	t.Helper()
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			if got := Compare(c.recorded, c.got); got != c.compare {
@@ -44,6 +52,37 @@ func TestCompareMariaDB(t *testing.T) {
 				t.Errorf("%q.NeedsMark() = %v, want %v", c.recorded, got, c.recordedNeedsMarkWant)
 			}
 		})
+	}
+}
+
+// TestCompareMySQL: a MySQL database's identity is its mark procedure
+// (nonce and CREATED), which only the admin can make and its tenant can
+// drop. A mark that is gone is Replaced for the grants and owners (revoke
+// what the name inherited) and Unproven for the database resource (never
+// altered or dropped); another mark is another claim's database (Replaced
+// for both); an import (the server's uuid) takes the mark its first apply
+// writes, but the database resource never takes a mark it did not record.
+func TestCompareMySQL(t *testing.T) {
+	t.Parallel()
+	const (
+		mark, later, forged = "mysql:0011223344556677:1796190917", "mysql:8899aabbccddeeff:1796191000", "mysql:0011223344556677:1796190918"
+		uuidA, uuidB        = "mysql:3e1f0c52-4b5a-11ee-9e6b-0242ac120002", "mysql:9a0b1c2d-4b5a-11ee-9e6b-0242ac120003"
+	)
+	checkVerdicts(t, []verdictCase{
+		{"same mark", mark, mark, Same, Same, false},
+		{"mark dropped by the tenant, or re-created by hand", mark, uuidA, Replaced, Unproven, false},
+		{"another claim's database", mark, later, Replaced, Replaced, false},
+		{"same nonce, another time (a dump restored by a superuser)", mark, forged, Replaced, Replaced, false},
+		{"import, unchanged", uuidA, uuidA, Same, Same, true},
+		{"import, another server", uuidA, uuidB, OtherServer, OtherServer, true},
+		{"import marked since (the grants take it; the database never does)", uuidA, mark, Same, Unproven, true},
+		{"MariaDB at the address", mark, "mariadb:", OtherServer, OtherServer, false},
+	})
+	if m, ok := Identity(mark).MySQLMarker(); !ok || m != "0011223344556677:1796190917" {
+		t.Errorf("MySQLMarker = %q, %v", m, ok)
+	}
+	if _, ok := Identity(uuidA).MySQLMarker(); ok {
+		t.Error("a server uuid is not a mark")
 	}
 }
 

@@ -8,10 +8,10 @@ import (
 	"regexp"
 )
 
-// ClaimMark is a random marker tenantdb stores with a database it creates,
-// where the engine stores one in the same statement as CREATE DATABASE
-// (MariaDB 10.5+: the schema COMMENT, kept by dumps, replicas and ALTER
-// DATABASE). It is what tells "the database this resource made" from a
+// ClaimMark is a random marker tenantdb stores with a database it creates
+// (MariaDB 10.5+: the schema COMMENT, in the CREATE DATABASE itself, kept by
+// dumps, replicas and ALTER DATABASE; MySQL 8+: the name of a procedure the
+// admin creates in it, see claim_mark_mysql.go). It is what tells "the database this resource made" from a
 // later database of the same name. It is not a secret: it only identifies.
 type ClaimMark struct{ s string }
 
@@ -44,6 +44,14 @@ func (m ClaimMark) String() string { return m.s }
 func (m ClaimMark) IsZero() bool { return m.s == "" }
 
 // StoresClaimMark reports whether CREATE DATABASE on this server records a
-// mark: MariaDB has schema comments; MySQL 8 and PostgreSQL do not
-// (PostgreSQL identifies a database by its OID instead).
+// mark in the statement itself: MariaDB has schema comments; MySQL 8 does
+// not (its mark is a procedure the claim's next statement creates, see
+// ClaimPlan), nor PostgreSQL (which identifies a database by its OID).
 func StoresClaimMark(info ServerInfo) bool { return info.Flavor == FlavorMariaDB }
+
+// KeepsClaimMark reports whether a claim on this server leaves a mark with
+// the database that a later read returns (the Marker of a database read):
+// MariaDB's comment, MySQL's mark procedure.
+func KeepsClaimMark(info ServerInfo) bool {
+	return info.Flavor == FlavorMariaDB || info.Flavor == FlavorMySQL
+}

@@ -8,14 +8,20 @@ package ddl
 // carries the recorded mark proves nothing either way (Unproven, not
 // Replaced), and the way back is to write the mark again.
 
-// MarkDatabase writes mark as the database's comment (MariaDB): the first
-// apply after an import gives the database an identity this way. An empty
-// plan on servers without schema comments.
+// MarkDatabase gives an existing database mark: as its comment (MariaDB),
+// or as its mark procedure (MySQL, claim_mark_mysql.go). The first apply
+// after an import (or after an upgrade from a version without marks) gives
+// the database an identity this way. An empty plan on PostgreSQL.
 func MarkDatabase(info ServerInfo, db DatabaseName, mark ClaimMark) Plan {
-	if mark.IsZero() || !StoresClaimMark(info) {
+	switch {
+	case mark.IsZero():
 		return Plan{}
+	case info.Flavor == FlavorMariaDB:
+		return Plan{Statements: []Statement{sql("ALTER DATABASE ", mysqlIdent(db.s), " COMMENT ", mysqlLiteral(mark.s)).done()}}
+	case info.Flavor == FlavorMySQL:
+		return Plan{Statements: []Statement{createMySQLMark(db, mark.MySQLNonce())}}
 	}
-	return Plan{Statements: []Statement{sql("ALTER DATABASE ", mysqlIdent(db.s), " COMMENT ", mysqlLiteral(mark.s)).done()}}
+	return Plan{}
 }
 
 // RestoreCommentStatement is the statement a DBA runs to give a database its

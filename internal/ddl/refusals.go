@@ -115,6 +115,28 @@ func ErrDatabaseIdentityUnproven(server string, db DatabaseName, was, now string
 			"really is the tenant's.")
 }
 
+// ErrMySQLDatabaseUnproven: a MySQL database no longer carries the mark
+// recorded as its identity (marker "<nonce>:<created>", "" when none was
+// recorded): its tenant may have dropped the procedure, or it is another
+// database. The recoveries: the statement that restores the recorded mark
+// (as the admin login, after a DBA confirms it is the same database), or
+// adopting it again with terraform import.
+func ErrMySQLDatabaseUnproven(server string, db DatabaseName, marker string) *Error {
+	fix := "If it is another database, remove this resource from state (terraform state rm); adopt that database " +
+		"with terraform import only if it really is the tenant's (the first apply after the import gives it a new mark)."
+	if restore := RestoreMySQLMarkStatement(db, marker); restore != "" {
+		fix = "If a DBA confirms it is the same database, give it its mark back, logged in as tenantdb's admin login " +
+			"(the mark only counts with that login as its DEFINER; it identifies, it is not a secret), then apply " +
+			"again:\n\n  " + restore + "\n\nOr remove this resource from state (terraform state rm) and adopt the " +
+			"database with terraform import (the first apply after the import gives it a new mark). " + fix
+	}
+	return refuse(IdentityMismatch, fmt.Sprintf("database %q on server %q", db, server),
+		"It no longer carries the mark this resource recorded as its identity (the procedure "+MySQLMarkPrefix+
+			"… tenantdb created in it, owned by the admin login): its tenant's own login may have dropped it, or it is "+
+			"another database (dropped and re-created outside Terraform, or the address now leads to another server). "+
+			"Nothing was altered or dropped; it stays in state with database_created as it was.", fix)
+}
+
 // quoteComment shows a schema comment in a diagnostic ("(empty)" for none).
 func quoteComment(c string) string {
 	if c == "" {

@@ -197,6 +197,17 @@ func addMarkPlannedWarning(diags *diag.Diagnostics, object, comment string) {
 		"(ALTER DATABASE … COMMENT 'tenantdb:…'; %s) and records it; nothing else changes, and a plan never writes it.", object, was))
 }
 
+// addMySQLMarkPlannedWarning is addMarkPlannedWarning for MySQL, whose
+// mark is a procedure in the database (ddl/claim_mark_mysql.go).
+func addMySQLMarkPlannedWarning(diags *diag.Diagnostics, object string) {
+	diags.AddWarning(summaryMarkPlanned, fmt.Sprintf("%s: it carries no claim mark (it was imported, or recorded by a "+
+		"tenantdb version before marks), so nothing tells it from a database of the same name made again after a drop. "+
+		"This apply creates tenantdb's mark in it, an empty procedure owned by the admin login (CREATE PROCEDURE "+
+		"… %s…() … BEGIN END), and records it; nothing else changes, and a plan never writes it. The tenant sees the "+
+		"procedure; if it drops it, tenantdb will never drop or alter the database (destroy still revokes).",
+		object, ddl.MySQLMarkPrefix))
+}
+
 // addCommentReplacedWarning: the mark replaced a comment someone wrote.
 func addCommentReplacedWarning(diags *diag.Diagnostics, object, comment string) {
 	diags.AddWarning(summaryCommentReplaced, fmt.Sprintf("%s: its comment %q was replaced by tenantdb's claim mark, "+

@@ -211,8 +211,12 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if recorded.NeedsMark() {
 		// The apply, never this plan, gives it an identity (Update marks it).
 		plan.ID = types.StringUnknown()
-		comment, _ := recorded.Comment()
-		addMarkPlannedWarning(&resp.Diagnostics, fmt.Sprintf("database %q on server %q", state.Name.ValueString(), stateRef.Name), comment)
+		object := fmt.Sprintf("database %q on server %q", state.Name.ValueString(), stateRef.Name)
+		if comment, ok := recorded.Comment(); ok {
+			addMarkPlannedWarning(&resp.Diagnostics, object, comment)
+		} else {
+			addMySQLMarkPlannedWarning(&resp.Diagnostics, object)
+		}
 	}
 	if e == ddl.EnginePostgres {
 		for attr, pair := range map[string][2]types.String{
@@ -351,12 +355,9 @@ func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequ
 		resp.State.RemoveResource(ctx)
 		return
 	case recorded != "" && dbclient.DatabaseVerdict(recorded, id) == dbclient.Unproven:
-		was, _ := recorded.Comment()
-		addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhy(dbclient.Unproven)+
+		addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhyFor(recorded, dbclient.Unproven)+
 			" It stays in state, database_created included, but until it is proven nothing will be altered or "+
-			"dropped (what was granted on it is still revoked by destroy). If a DBA confirms it is the same "+
-			"database, give it its mark back (the mark only identifies; it is not a secret):\n\n  "+
-			ddl.RestoreCommentStatement(db, was))
+			"dropped (what was granted on it is still revoked by destroy). "+restoreMarkAdvice(db, recorded))
 		return
 	case recorded != "" && dbclient.Compare(recorded, id) == dbclient.OtherServer:
 		addWarning(&resp.Diagnostics, ddl.DriftDetected, object,
@@ -471,6 +472,24 @@ func (r *tenantDatabaseResource) Update(ctx context.Context, req resource.Update
 	resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.State.Raw)...)
 }
 
+// restoreMarkAdvice is how a DBA who knows an Unproven database is the
+// recorded one proves it again: the statement that gives it back its
+// recorded mark (MariaDB: the comment; MySQL: the mark procedure, as the
+// admin login), or on MySQL without a recorded mark a re-import.
+func restoreMarkAdvice(db ddl.DatabaseName, recorded dbclient.Identity) string {
+	if was, ok := recorded.Comment(); ok {
+		return "If a DBA confirms it is the same database, give it its mark back (the mark only identifies; it is " +
+			"not a secret):\n\n  " + ddl.RestoreCommentStatement(db, was)
+	}
+	readopt := "Or remove it from state (terraform state rm) and adopt it again with terraform import: the first " +
+		"apply after the import gives it a new mark."
+	if marker, ok := recorded.MySQLMarker(); ok {
+		return "If a DBA confirms it is the same database, give it its mark back, logged in as tenantdb's admin login " +
+			"(the mark only identifies; it is not a secret):\n\n  " + ddl.RestoreMySQLMarkStatement(db, marker) + "\n\n" + readopt
+	}
+	return "If a DBA confirms it is the tenant's database: " + readopt
+}
+
 // checkMove accepts a new server address only when the recorded database
 // is there with the same identity (a failover to a replica, a DNS change),
 // and returns the identity to record.
@@ -484,9 +503,9 @@ func (r *tenantDatabaseResource) checkMove(ctx context.Context, srv *dbclient.Se
 	}
 	if recorded.NeedsMark() {
 		return "", ddl.ErrIdentityMismatch(to.Name, db, where+" The database was imported and has no claim mark yet "+
-			"(its comment is all that identifies it, and another server's database of that name may carry the same), so "+
-			"nothing proves the database there is the one imported. Apply once with the old address first (that apply "+
-			"gives it its mark), then change it.")
+			"(its name, and on MariaDB its comment, is all that identifies it, and another server's database of that "+
+			"name may carry the same), so nothing proves the database there is the one imported. Apply once with the "+
+			"old address first (that apply gives it its mark), then change it.")
 	}
 	c, err := srv.CheckIdentity(ctx, db, recorded)
 	if err != nil {
@@ -558,10 +577,15 @@ func (r *tenantDatabaseResource) Delete(ctx context.Context, req resource.Delete
 		return
 	}
 	if outcome == dbclient.NotOurs && check.Verdict == dbclient.Unproven {
+		byHand := "Drop it by hand only once you know whose it is and that its data is no longer needed."
+		if _, mysql := recorded.MySQLMarker(); mysql {
+			// Most often its tenant dropped the mark: offboarding leaves the
+			// database, and the statement for whoever judges it.
+			byHand += " Then, as an administrator:\n\n  " + ddl.DropDatabaseStatement(db)
+		}
 		addWarning(&resp.Diagnostics, ddl.DatabaseDropSkipped, fmt.Sprintf("%s on server %q", object, ref.Name),
-			dbclient.MismatchWhy(check.Verdict)+" Nothing proves this resource made it, so it was not dropped: it "+
-				"stays on the server with its data, and the resource is removed from state. Drop it by hand only once "+
-				"you know whose it is and that its data is no longer needed.")
+			dbclient.MismatchWhyFor(recorded, check.Verdict)+" Nothing proves this resource made it, so it was not "+
+				"dropped: it stays on the server with its data, and the resource is removed from state. "+byHand)
 		return
 	}
 	if outcome == dbclient.NotOurs {
