@@ -60,7 +60,7 @@ func (s *Server) JoinOwnerRole(ctx context.Context, db ddl.DatabaseName, user dd
 // there is none: MySQL/MariaDB, from the grant-row snapshot (no query of
 // its own). PostgreSQL: always "".
 func (s *Server) UnescapedGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (string, error) {
-	pattern := ddl.UnescapedGrantPattern(db)
+	pattern := ddl.UnescapedGrantPattern(s.info, db)
 	if s.info.Flavor == ddl.FlavorPostgres || pattern == "" {
 		return "", nil
 	}

@@ -240,7 +240,7 @@ func (s *Server) revokeFromRecreatedLocked(ctx context.Context, db ddl.DatabaseN
 	if _, err := s.revokeOnNameLocked(ctx, db, user); err != nil {
 		return err
 	}
-	return ddl.ErrRecreatedDatabaseRevoked(s.spec.Name, db, user, "grant")
+	return ddl.ErrRecreatedDatabaseRevoked(s.spec.Name, s.info, db, user, "grant")
 }
 
 // GrantRevoke says what RevokeGrant did.

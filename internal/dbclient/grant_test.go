@@ -272,7 +272,7 @@ func TestGrantOptionIsRevoked(t *testing.T) {
 					fmt.Sprintf(`GRANT CONNECT ON DATABASE %q TO %q WITH GRANT OPTION`, db, grantee),
 					fmt.Sprintf(`ALTER DEFAULT PRIVILEGES FOR ROLE %q IN SCHEMA public GRANT SELECT ON TABLES TO %q WITH GRANT OPTION`, owner, grantee))
 			} else {
-				e.super(fmt.Sprintf("GRANT SELECT ON `%s`.* TO '%s'@'%%' WITH GRANT OPTION", ddl.MySQLGrantPattern(db), grantee))
+				e.super(fmt.Sprintf("GRANT SELECT ON `%s`.* TO '%s'@'%%' WITH GRANT OPTION", ddl.MySQLGrantPattern(e.s.Info(), db), grantee))
 			}
 		}
 		grantable := func() int {
@@ -381,7 +381,7 @@ func TestGrantIdentity(t *testing.T) {
 		if e.isPG() {
 			e.super(fmt.Sprintf(`GRANT CONNECT, TEMPORARY ON DATABASE %q TO %q`, db, grantee))
 		} else {
-			e.super(fmt.Sprintf("GRANT SELECT, DELETE ON `%s`.* TO '%s'@'%%'", ddl.MySQLGrantPattern(db), grantee))
+			e.super(fmt.Sprintf("GRANT SELECT, DELETE ON `%s`.* TO '%s'@'%%'", ddl.MySQLGrantPattern(e.s.Info(), db), grantee))
 		}
 		foreign := e.grantResidue(db, grantee)
 		s, log := e.loggedServer()

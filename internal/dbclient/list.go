@@ -64,7 +64,7 @@ func (s *Server) ListOwners(ctx context.Context, dbs []DatabaseState) ([]OwnerCa
 	byPattern := map[string]string{} // mysql.db's escaped name -> database
 	for _, d := range dbs {
 		if name, err := ddl.NewDatabaseName(s.spec.Engine, d.Name); err == nil {
-			byPattern[ddl.MySQLGrantPattern(name)] = d.Name
+			byPattern[ddl.MySQLGrantPattern(s.info, name)] = d.Name
 		}
 	}
 	cols := mysqlDBColumnNames(s.info)

@@ -201,7 +201,7 @@ func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, us
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
 		others = nil
 		rows, err := q.QueryContext(ctx, `SELECT User FROM mysql.db WHERE Host = '%' AND Db = ? AND User <> ? AND User <> ?`,
-			ddl.MySQLGrantPattern(db), s.spec.Username, user.String())
+			ddl.MySQLGrantPattern(s.info, db), s.spec.Username, user.String())
 		if err != nil {
 			return err
 		}

@@ -313,7 +313,8 @@ func (s Spec) pgxConfig(database string) (*pgx.ConnConfig, error) {
 }
 
 // detect reads flavor, version and (MySQL/MariaDB) lower_case_table_names
-// from a fresh connection, in one round trip.
+// from a fresh connection, in one round trip (MySQL 8.0.16+: a second one
+// for partial_revokes).
 func detect(ctx context.Context, spec Spec, db *sql.DB) (ddl.ServerInfo, error) {
 	var version string
 	var lowerCase, validators int
@@ -339,8 +340,20 @@ func detect(ctx context.Context, spec Spec, db *sql.DB) (ddl.ServerInfo, error) 
 			flavor = ddl.FlavorMariaDB
 		}
 	}
-	return ddl.ServerInfo{Flavor: flavor, Version: v, LowerCaseTableNames: lowerCase,
-		PasswordValidation: flavor == ddl.FlavorMariaDB && validators > 0}, nil
+	info := ddl.ServerInfo{Flavor: flavor, Version: v, LowerCaseTableNames: lowerCase,
+		PasswordValidation: flavor == ddl.FlavorMariaDB && validators > 0}
+	if flavor == ddl.FlavorMySQL && v.AtLeast(8, 0, 16) {
+		// partial_revokes decides how GRANT reads a database name (see
+		// ddl.ServerInfo.PartialRevokes); MariaDB and MySQL before 8.0.16
+		// have no such variable. Read once per pool, i.e. per provider process.
+		err = retry(ctx, spec, func(ctx context.Context) error {
+			return db.QueryRowContext(ctx, "SELECT @@GLOBAL.partial_revokes").Scan(&info.PartialRevokes)
+		})
+		if err != nil {
+			return ddl.ServerInfo{}, connectError(spec, err)
+		}
+	}
+	return info, nil
 }
 
 // connectError names the server and says what to check.

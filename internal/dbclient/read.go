@@ -79,7 +79,7 @@ func (s *Server) mysqlPrivileges(ctx context.Context, database ddl.DatabaseName,
 	}
 	var found bool
 	err := s.query(ctx, func(ctx context.Context, db queryer) error {
-		err := db.QueryRowContext(ctx, q, grantee.String(), ddl.MySQLGrantPattern(database)).Scan(ptrs...)
+		err := db.QueryRowContext(ctx, q, grantee.String(), ddl.MySQLGrantPattern(s.info, database)).Scan(ptrs...)
 		if errors.Is(err, sql.ErrNoRows) {
 			found = false
 			return nil
@@ -99,7 +99,7 @@ func (s *Server) refreshPrivileges(ctx context.Context, database ddl.DatabaseNam
 	if s.spec.Engine == ddl.EnginePostgres {
 		return s.privileges(ctx, database, grantee)
 	}
-	vals, err := s.snapshotGrantRow(ctx, mysqlDBColumnNames(s.info), grantee, ddl.MySQLGrantPattern(database))
+	vals, err := s.snapshotGrantRow(ctx, mysqlDBColumnNames(s.info), grantee, ddl.MySQLGrantPattern(s.info, database))
 	if err != nil {
 		return nil, s.readError(fmt.Sprintf("read privileges of %s on %s", grantee, database), err)
 	}

@@ -132,11 +132,12 @@ func writeReal(b *bytes.Buffer, s Statement) {
 func TestGoldenPlans(t *testing.T) {
 	t.Parallel()
 	for name, info := range map[string]ServerInfo{
-		"mysql-8.0.36":    mysql80,
-		"mysql-8.0.13":    mysql8013,
-		"mariadb-10.11.6": mariadb,
-		"mariadb-11.4.2":  mariadb114,
-		"postgres-15.18":  pg15,
+		"mysql-8.0.36":                mysql80,
+		"mysql-8.0.13":                mysql8013,
+		"mysql-9.7.4-partial-revokes": mysqlPartialRevokes,
+		"mariadb-10.11.6":             mariadb,
+		"mariadb-11.4.2":              mariadb114,
+		"postgres-15.18":              pg15,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -214,11 +215,36 @@ func TestRedaction(t *testing.T) {
 	}
 }
 
+// TestGrantTargetEscapesWildcards: a database-level grant's target is the
+// name as the server will read it. A LIKE pattern (MariaDB, MySQL with
+// partial_revokes OFF): "_" escaped, so acme_1 never matches acmeX1.
+// MySQL with partial_revokes ON reads the name literally: an escaped target
+// would grant on a database named "acme\_1" and deny the owner its own.
+// MariaDB has no partial_revokes; a stray true there changes nothing.
 func TestGrantTargetEscapesWildcards(t *testing.T) {
 	t.Parallel()
 	db := must(NewDatabaseName(EngineMySQL, "acme_1"))
-	if got := mysqlGrantTarget(db); got != "`acme\\_1`.*" {
-		t.Errorf("mysqlGrantTarget = %s", got)
+	for _, c := range []struct {
+		name          string
+		info          ServerInfo
+		target, store string
+	}{
+		{"mysql 8.0", mysql80, "`acme\\_1`.*", `acme\_1`},
+		{"mysql partial_revokes", mysqlPartialRevokes, "`acme_1`.*", "acme_1"},
+		{"mariadb", mariadb, "`acme\\_1`.*", `acme\_1`},
+		{"mariadb, flag set by mistake", ServerInfo{Flavor: FlavorMariaDB, Version: Version{10, 11, 6}, PartialRevokes: true},
+			"`acme\\_1`.*", `acme\_1`},
+	} {
+		if got := mysqlGrantTarget(c.info, db); got != c.target {
+			t.Errorf("%s: mysqlGrantTarget = %s, want %s", c.name, got, c.target)
+		}
+		if got := MySQLGrantPattern(c.info, db); got != c.store {
+			t.Errorf("%s: MySQLGrantPattern = %s, want %s", c.name, got, c.store)
+		}
+		if got, want := RevokeAllText(c.info, db, must(NewUsername(EngineMySQL, "r"))),
+			"REVOKE ALL PRIVILEGES ON "+c.target+" FROM 'r'@'%';"; got != want {
+			t.Errorf("%s: RevokeAllText = %s, want %s", c.name, got, want)
+		}
 	}
 	// CREATE/DROP DATABASE take the name itself, not a pattern.
 	p := NewDialect(mysql80).DropDatabase(db)

@@ -379,12 +379,12 @@ func ErrAdminNotOwnerMember(server string, db DatabaseName, owner, admin string)
 // new one had inherited the login's privilege rows for its name (rows
 // outlive DROP DATABASE). The apply revoked them (revoking never loses
 // data) and grants nothing on a database it never saw.
-func ErrRecreatedDatabaseRevoked(server string, db DatabaseName, user Username, what string) *Error {
+func ErrRecreatedDatabaseRevoked(server string, info ServerInfo, db DatabaseName, user Username, what string) *Error {
 	return refuse(IdentityMismatch, fmt.Sprintf("database %q on server %q", db.s, server),
 		fmt.Sprintf("The database was dropped and re-created outside Terraform since this %s was made: the database "+
 			"there now is another one, and it had inherited %q's privilege rows for its name (MySQL/MariaDB keep them "+
 			"after DROP DATABASE). Those rows were revoked (%s); nothing was granted on the new database.",
-			what, user.s, strings.TrimSuffix(RevokeAllText(db, user), ";")),
+			what, user.s, strings.TrimSuffix(RevokeAllText(info, db, user), ";")),
 		"If the database there is the tenant's after all, give it back its claim mark (the tenantdb_tenant_database's "+
 			"warning gives the ALTER DATABASE statement) or adopt it with terraform import (its first apply marks it): "+
 			"this resource then takes it for its own and grants as the configuration declares. If it is not, remove "+
@@ -393,6 +393,6 @@ func ErrRecreatedDatabaseRevoked(server string, db DatabaseName, user Username, 
 
 // RevokeAllText is the MySQL/MariaDB statement that revokes everything
 // user holds on db's name, as a diagnostic shows it for a user to run.
-func RevokeAllText(db DatabaseName, user Username) string {
-	return "REVOKE ALL PRIVILEGES ON " + mysqlGrantTarget(db) + " FROM " + mysqlAccount(user) + ";"
+func RevokeAllText(info ServerInfo, db DatabaseName, user Username) string {
+	return "REVOKE ALL PRIVILEGES ON " + mysqlGrantTarget(info, db) + " FROM " + mysqlAccount(user) + ";"
 }

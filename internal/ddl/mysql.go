@@ -102,7 +102,7 @@ func (d mysql) DropLogin(_ DatabaseName, user Username) Plan {
 
 func (d mysql) SyncPrivileges(db DatabaseName, grantee, _ Username, diff PrivilegeDiff) Plan {
 	var p Plan
-	target, account := mysqlGrantTarget(db), mysqlAccount(grantee)
+	target, account := mysqlGrantTarget(d.info, db), mysqlAccount(grantee)
 	if len(diff.Grant) > 0 {
 		grant := sql("GRANT ", joinPrivileges(diff.Grant), " ON ", target, " TO ", account)
 		if d.info.Flavor == FlavorMariaDB {
@@ -131,7 +131,7 @@ func (d mysql) SyncPrivileges(db DatabaseName, grantee, _ Username, diff Privile
 }
 
 func (d mysql) RevokeAll(db DatabaseName, grantee, _ Username) Plan {
-	target, account := mysqlGrantTarget(db), mysqlAccount(grantee)
+	target, account := mysqlGrantTarget(d.info, db), mysqlAccount(grantee)
 	// "ALL PRIVILEGES, GRANT OPTION" is only valid without ON (the global
 	// form that strips every level); with ON db.* both MySQL 8 and MariaDB
 	// answer 1064. So the privileges and the grant option are two revokes.

@@ -10,11 +10,13 @@ import (
 )
 
 var (
-	mysql80    = ServerInfo{Flavor: FlavorMySQL, Version: Version{8, 0, 36}}
-	mysql8013  = ServerInfo{Flavor: FlavorMySQL, Version: Version{8, 0, 13}}
-	mariadb    = ServerInfo{Flavor: FlavorMariaDB, Version: Version{10, 11, 6}}
-	mariadb114 = ServerInfo{Flavor: FlavorMariaDB, Version: Version{11, 4, 2}}
-	pg15       = ServerInfo{Flavor: FlavorPostgres, Version: Version{15, 18, 0}}
+	mysql80   = ServerInfo{Flavor: FlavorMySQL, Version: Version{8, 0, 36}}
+	mysql8013 = ServerInfo{Flavor: FlavorMySQL, Version: Version{8, 0, 13}}
+	// MySQL 9.7 with partial_revokes = ON: database names in GRANT are literal.
+	mysqlPartialRevokes = ServerInfo{Flavor: FlavorMySQL, Version: Version{9, 7, 4}, PartialRevokes: true}
+	mariadb             = ServerInfo{Flavor: FlavorMariaDB, Version: Version{10, 11, 6}}
+	mariadb114          = ServerInfo{Flavor: FlavorMariaDB, Version: Version{11, 4, 2}}
+	pg15                = ServerInfo{Flavor: FlavorPostgres, Version: Version{15, 18, 0}}
 )
 
 func TestParsePrivileges(t *testing.T) {

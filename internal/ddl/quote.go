@@ -22,10 +22,11 @@ func mysqlLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''
 // mysqlAccount renders 'user'@'%': tenant accounts are host-agnostic.
 func mysqlAccount(u Username) string { return mysqlLiteral(u.s) + "@'%'" }
 
-// mysqlGrantTarget renders `db`.* with LIKE wildcards escaped: database
-// names in GRANT are patterns, and acme_1 must never match acmeX1.
-func mysqlGrantTarget(db DatabaseName) string {
-	return mysqlIdent(MySQLGrantPattern(db)) + ".*"
+// mysqlGrantTarget renders `db`.* as the server reads a database-level
+// grant: escaped where the name is a LIKE pattern (acme_1 must never match
+// acmeX1), as written under MySQL's partial_revokes (see MySQLGrantPattern).
+func mysqlGrantTarget(info ServerInfo, db DatabaseName) string {
+	return mysqlIdent(MySQLGrantPattern(info, db)) + ".*"
 }
 
 func pgIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
@@ -33,8 +34,15 @@ func pgIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + 
 // pgLiteral is exact with standard_conforming_strings = on.
 func pgLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// MySQLGrantPattern is the database name as GRANT stores it in mysql.db:
-// with LIKE wildcards escaped. Read-back queries use it as a plain value.
-func MySQLGrantPattern(db DatabaseName) string {
+// MySQLGrantPattern is the database name as GRANT stores it in mysql.db.
+// Read-back queries use it as a plain value. Usually the name is a LIKE
+// pattern there, so its wildcards are escaped. MySQL with partial_revokes
+// = ON reads the name in a database-level GRANT literally (and stores it
+// so): an escaped `acme\_1` would grant on a database named "acme\_1" and
+// leave the owner denied its own, while `acme_1` cannot match acmeX1.
+func MySQLGrantPattern(info ServerInfo, db DatabaseName) string {
+	if info.literalGrantNames() {
+		return db.s
+	}
 	return strings.NewReplacer(`\`, `\\`, `_`, `\_`, `%`, `\%`).Replace(db.s)
 }

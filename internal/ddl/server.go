@@ -94,6 +94,20 @@ type ServerInfo struct {
 	// can judge only a password it sees, so the owner's password is then
 	// sent as IDENTIFIED BY '...' rather than as its hash (see identifiedBy).
 	PasswordValidation bool
+	// PartialRevokes is MySQL's @@partial_revokes (false on MariaDB and
+	// PostgreSQL, which lack it). When on, a database name in a
+	// database-level GRANT is no pattern: MySQLGrantPattern leaves it as
+	// written. Read once per connection pool (one provider process): a DBA
+	// who turns it on between two Terraform runs is seen by the next one;
+	// turning it on during an apply is not (and changes what the server's
+	// existing escaped grants mean anyway, MySQL's own warning).
+	PartialRevokes bool
+}
+
+// literalGrantNames: the server reads a database name in GRANT ... ON db.*
+// as written, not as a LIKE pattern.
+func (s ServerInfo) literalGrantNames() bool {
+	return s.Flavor == FlavorMySQL && s.PartialRevokes
 }
 
 func (s ServerInfo) String() string { return fmt.Sprintf("%s %s", s.Flavor, s.Version) }

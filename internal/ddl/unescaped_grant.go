@@ -11,10 +11,11 @@ package ddl
 // the old row is reported beside it with the statement that removes it.
 
 // UnescapedGrantPattern is the mysql.db pattern of a grant on db's name
-// written unescaped, or "" when the name has no wildcard character (the
-// two patterns are then one row: tenantdb's own).
-func UnescapedGrantPattern(db DatabaseName) string {
-	if MySQLGrantPattern(db) == db.s {
+// written unescaped, or "" when the name has no wildcard character or the
+// server reads grant names literally (partial_revokes): the two patterns
+// are then one row, tenantdb's own.
+func UnescapedGrantPattern(info ServerInfo, db DatabaseName) string {
+	if MySQLGrantPattern(info, db) == db.s {
 		return ""
 	}
 	return db.s

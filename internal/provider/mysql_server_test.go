@@ -172,18 +172,27 @@ func TestAccMySQL_escapedGrantRows(t *testing.T) {
 
 func (s accServer) showGrants(t *testing.T, user string) []string {
 	t.Helper()
-	rows, err := s.super(t, "").Query(fmt.Sprintf("SHOW GRANTS FOR '%s'@'%%'", user))
+	return s.superStrings(t, fmt.Sprintf("SHOW GRANTS FOR '%s'@'%%'", user))
+}
+
+// superStrings runs a query as the superuser and returns its one column.
+func (s accServer) superStrings(t *testing.T, query string, args ...any) []string {
+	t.Helper()
+	rows, err := s.super(t, "").Query(query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var g string
-		if err := rows.Scan(&g); err != nil {
+		var v string
+		if err := rows.Scan(&v); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, g)
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
@@ -242,12 +251,23 @@ func TestAccMySQL_serverSettings(t *testing.T) {
 		if s.loginExists(t, owner) {
 			t.Fatal("destroy left the owner")
 		}
+		if rows := mysqlDBRows(t, s, reader); len(rows) != 0 {
+			t.Fatalf("destroy left the grantee's mysql.db rows %v", rows)
+		}
 	}
 
 	t.Run("partial_revokes", func(t *testing.T) {
 		s.exec(t, "", "SET GLOBAL partial_revokes = ON")
 		t.Cleanup(func() { s.exec(t, "", "SET GLOBAL partial_revokes = OFF") })
-		tenant(t, "pr", nil)
+		// The name has a "_": read literally, the grants must name it as
+		// written (an escaped `pr\_1` is another database under this setting).
+		tenant(t, "pr", func(db, owner, reader string) {
+			for _, login := range []string{owner, reader} {
+				if rows := mysqlDBRows(t, s, login); len(rows) != 1 || rows[0] != db {
+					t.Fatalf("%s's mysql.db rows are %q, want exactly [%s]", login, rows, db)
+				}
+			}
+		})
 	})
 	t.Run("sql_require_primary_key", func(t *testing.T) {
 		s.exec(t, "", "SET GLOBAL sql_require_primary_key = ON")
@@ -316,4 +336,11 @@ func requirePasswordPolicy(t *testing.T, s accServer, prefix, setting string) {
 		t.Fatalf("the owner cannot log in with its password: %v", err)
 	}
 	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+}
+
+// mysqlDBRows lists the database names (as mysql.db stores them) on which
+// login holds database-level privileges.
+func mysqlDBRows(t *testing.T, s accServer, login string) []string {
+	t.Helper()
+	return s.superStrings(t, `SELECT Db FROM mysql.db WHERE User = ? AND Host = '%' ORDER BY Db`, login)
 }

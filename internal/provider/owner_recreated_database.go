@@ -96,7 +96,7 @@ func (u *ownerUpdate) revokeOnRecreatedDatabase(ctx context.Context) error {
 	if _, err := u.srv.RevokeOnRecreatedDatabase(ctx, u.t.db, u.old.user, recorded, u.recorded); err != nil {
 		return err
 	}
-	return ddl.ErrRecreatedDatabaseRevoked(u.t.ref.Name, u.t.db, u.old.user, "owner")
+	return ddl.ErrRecreatedDatabaseRevoked(u.t.ref.Name, u.srv.Info(), u.t.db, u.old.user, "owner")
 }
 
 // revokeKeptOwnerOnRecreated is a destroy that does not drop the login
@@ -113,13 +113,17 @@ func (r *tenantOwnerResource) revokeKeptOwnerOnRecreated(ctx context.Context, p 
 		return
 	}
 	srv, err := r.data.connect(ctx, t.ref)
+	// Unreached, the server's grant-name rule is unknown: the statement
+	// shows the usual escaped form (partial_revokes OFF).
+	info := ddl.ServerInfo{Flavor: ddl.FlavorMySQL}
 	if err == nil {
+		info = srv.Info()
 		_, err = srv.RevokeOnRecreatedDatabase(ctx, t.db, t.user, recorded, recordedLogin)
 	}
 	if err != nil {
 		addWarning(diags, ddl.DriftDetected, fmt.Sprintf("login %q on server %q", t.user, t.ref.Name),
 			fmt.Sprintf("Could not check whether database %q was re-created under its name, so rows it may have "+
-				"inherited were not revoked (%v). If it was, run:\n\n  %s", t.db, err, ddl.RevokeAllText(t.db, t.user)))
+				"inherited were not revoked (%v). If it was, run:\n\n  %s", t.db, err, ddl.RevokeAllText(info, t.db, t.user)))
 	}
 }
 

@@ -401,7 +401,7 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhy(dbclient.Unproven)+
 				" The grant stays in state with what it recorded; nothing is granted or revoked until the database's "+
 				"comment is given back, and a destroy revokes it. If the database was re-created, revoke what it "+
-				"inherited now:\n\n  "+ddl.RevokeAllText(t.db, t.user))
+				"inherited now:\n\n  "+ddl.RevokeAllText(srv.Info(), t.db, t.user))
 			state.Privileges = grantPrivilegesValue(ctx, srv.Info(), state.Privileges, st.Held, false)
 			resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 			return
