@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -58,11 +59,29 @@ func (s *Server) execTransaction(ctx context.Context, plan ddl.Plan) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return s.statementFailed(ctx, failed, err)
+	if err == nil {
+		return nil
 	}
-	return nil
+	err = s.statementFailed(ctx, failed, err)
+	var refusal *ddl.Error
+	if failed.String() == ddl.Commit().String() || errors.As(err, &refusal) {
+		// A COMMIT's failure may hide a commit; a refusal says itself
+		// what was changed.
+		return err
+	}
+	return &rolledBackError{err: err}
 }
+
+// rolledBackError is a transaction's failure: it says the server is as
+// before (the lock-wait message's "was cancelled" alone could read as a
+// half-done operation).
+type rolledBackError struct{ err error }
+
+func (e *rolledBackError) Error() string {
+	return e.err.Error() + "\n\nThe operation ran as one transaction, which was rolled back: none of its changes took effect."
+}
+
+func (e *rolledBackError) Unwrap() error { return e.err }
 
 // runTransaction sends BEGIN, plan's statements and COMMIT on one
 // connection into database, and ROLLBACK when one fails; it returns the
