@@ -252,13 +252,13 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		if err != nil {
 			return err
 		}
-		create := ddl.MarkOwnerLogin(s.dialect(), ddl.CreateMarkedOwner(s.dialect(), db, user, pw, privs, ddl.NewClaimMark()), user, mark)
+		create := ddl.CreateMarkedOwner(s.dialect(), db, user, pw, privs, ddl.NewClaimMark())
 		plan, err := s.withAdminDefaultsHandedTo(ctx, db, user, create)
 		if err != nil {
 			return err
 		}
 		// PostgreSQL: one transaction, so a failure leaves no login.
-		plan = ddl.InOneTransaction(s.dialect(), ddl.FinishOwnerMark(s.dialect(), plan, user, mark))
+		plan = ddl.MarkOwnerPlan(s.dialect(), plan, user, mark)
 		err = fault(faultOwnerClaimLostBefore, user.String())
 		if err != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], err)

@@ -53,10 +53,9 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 		if err != nil {
 			return err
 		}
-		handover = ddl.FinishOwnerMark(s.dialect(), ddl.MarkOwnerLogin(s.dialect(), handover, new, mark), new, mark)
 		// PostgreSQL: the handover is one transaction, so a failure (a
 		// lock, a timeout, a kill) leaves the old login owning everything.
-		handover = ddl.InOneTransaction(s.dialect(), handover)
+		handover = ddl.MarkOwnerPlan(s.dialect(), handover, new, mark)
 		if err := s.exec(ctx, handover); err != nil {
 			if !isUserExists(err) {
 				return err

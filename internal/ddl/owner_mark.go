@@ -107,6 +107,21 @@ func MarkOwnerLogin(d Dialect, p Plan, owner Username, mark OwnerMark) Plan {
 	return p
 }
 
+// MarkOwnerPlan marks a PostgreSQL owner plan (a create, or a rotation's
+// handover, whose first statement is the CREATE ROLE) and makes it one
+// transaction where it can (InOneTransaction): the done mark is then its
+// last statement and the only one, since no session sees the login before
+// the mark commits with it. Where it cannot, the CREATE ROLE carries the
+// open mark (MarkOwnerLogin) and the done mark ends the plan
+// (FinishOwnerMark), as for a plan run statement by statement. Other
+// engines, or a mark without a database identity, leave the plan as it is.
+func MarkOwnerPlan(d Dialect, p Plan, owner Username, mark OwnerMark) Plan {
+	if tx := InOneTransaction(d, FinishOwnerMark(d, p, owner, mark)); tx.Transaction {
+		return tx
+	}
+	return FinishOwnerMark(d, MarkOwnerLogin(d, p, owner, mark), owner, mark)
+}
+
 // ErrFinishedOwnerExists: a create (or a rotation to a new name) found a
 // login whose mark says a tenantdb_tenant_owner finished making it, as
 // the owner of database of. It is a working owner: another

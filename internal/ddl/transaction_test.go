@@ -65,6 +65,16 @@ func TestInOneTransaction(t *testing.T) {
 			t.Errorf("%s: Append or Tail lost or invented the transaction", c.name)
 		}
 	}
+	// One transaction needs no open mark: the done mark commits with the
+	// login, and nothing sees the login before.
+	marked := MarkOwnerPlan(pg, pg.CreateOwner(db, owner, pw, all), owner, mark)
+	if n := strings.Count(marked.String(), "COMMENT ON ROLE"); !marked.Transaction || n != 1 ||
+		!strings.Contains(marked.Statements[len(marked.Statements)-1].String(), "status=done") {
+		t.Errorf("MarkOwnerPlan: want one transaction ending with the done mark and no other:\n%s", marked)
+	}
+	if got := MarkOwnerPlan(maria, maria.CreateOwner(db, owner, pw, all), owner, mark); got.String() != maria.CreateOwner(db, owner, pw, all).String() {
+		t.Errorf("MarkOwnerPlan changed a MariaDB plan:\n%s", got)
+	}
 	if create.Append(CarryDefaultPrivileges(db, owner.Role(), defaults)).Transaction {
 		t.Errorf("Append of an untransacted plan made a transaction")
 	}
