@@ -28,6 +28,19 @@ import (
 //	mysql-login:<server_uuid>:<mark>      MySQL 8.0.21+: a claim mark kept as a
 //	                                       JSON ATTRIBUTE by CREATE USER itself
 //	                                       (mark empty before 8.0.21).
+//	                                       A principal tenantdb did not create
+//	                                       (a grantee) has no mark: tenantdb never
+//	                                       writes to it, and MySQL keeps nothing
+//	                                       else on an account that a re-created
+//	                                       one cannot inherit, save the time its
+//	                                       password was set, which the login may
+//	                                       change itself. So its identity names
+//	                                       the server only: a grantee dropped and
+//	                                       re-created under its name is taken for
+//	                                       the same one (granted to as declared,
+//	                                       revoked from on destroy: revoking is
+//	                                       always safe), rather than refused every
+//	                                       time it sets its own password.
 
 // LoginIdentity reads a login's identity from the server; found is false
 // when it does not exist.
