@@ -218,7 +218,7 @@ func TestAccTrust_recreatedDatabase(t *testing.T) {
 // claim mark back in -json output (quotes JSON-escaped).
 var markRestoreStatement = regexp.MustCompile("ALTER DATABASE `[^`]+` COMMENT 'tenantdb:[0-9a-f]+'")
 
-// TestAccTrust_droppedDatabaseRecreatedByTerraform (item 3, MariaDB): the
+// TestAccTrust_droppedDatabaseRecreatedByTerraform (item 3, MariaDB, MySQL): the
 // converse of a superuser's re-creation. The database is dropped out of
 // band and its tenantdb_tenant_database creates it again (with a new claim
 // mark): the grant's rows outlived the drop and stay valid, the owner and
@@ -228,8 +228,8 @@ func TestAccTrust_droppedDatabaseRecreatedByTerraform(t *testing.T) {
 	for _, kind := range engines() {
 		t.Run(kind, func(t *testing.T) {
 			s := testAccServer(t, kind)
-			if kind != "mariadb" {
-				t.Skip("MariaDB: the database's claim mark tells a configuration's re-creation from a hand-made one")
+			if s.Engine == "postgres" {
+				t.Skip("MySQL/MariaDB: the database's claim mark tells a configuration's re-creation from a hand-made one")
 			}
 			db, owner, user := uniqueName("rtf"), uniqueName("rtfo"), uniqueName("rtfu")
 			s.principal(t, user)
@@ -278,8 +278,8 @@ func TestAccTrust_destroyRevokesImportedOwnerOnRecreated(t *testing.T) {
 	for _, kind := range engines() {
 		t.Run(kind, func(t *testing.T) {
 			s := testAccServer(t, kind)
-			if s.Engine == "postgres" || kind == "mysql" {
-				t.Skip("MySQL/MariaDB rows outlive DROP DATABASE; MySQL cannot tell a re-created database (README)")
+			if s.Engine == "postgres" {
+				t.Skip("MySQL/MariaDB rows outlive DROP DATABASE")
 			}
 			db, owner := uniqueName("rci"), uniqueName("rcio")
 			t.Cleanup(func() {

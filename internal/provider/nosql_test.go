@@ -31,6 +31,8 @@ func (s accServer) catalogSnapshot(t *testing.T) []string {
 		// MySQL has no schema comments; its logins carry attributes.
 		queries[0] = `SELECT CONCAT_WS('|', 'db', SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME) FROM information_schema.SCHEMATA`
 		queries[1] = `SELECT CONCAT_WS('|', 'login', User, Host, COALESCE(User_attributes, '')) FROM mysql.user`
+		// A database's identity is its mark procedure (ddl/claim_mark_mysql.go).
+		queries = append(queries, `SELECT CONCAT_WS('|', 'routine', ROUTINE_SCHEMA, ROUTINE_NAME, DEFINER, CREATED) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA <> 'sys'`)
 	}
 	if s.Engine == "postgres" {
 		queries = []string{

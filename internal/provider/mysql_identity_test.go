@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
+)
+
+// A MySQL database's identity is its mark: an empty procedure
+// tenantdb_mark_<nonce> the admin creates in it right after CREATE
+// DATABASE (ddl/claim_mark_mysql.go). These tests change the server as a
+// superuser or as the tenant's own login would, and check what destroy
+// does to the server itself: rows in the tenant's table, privilege rows,
+// logins, the mark procedures.
+
+// markProcedure is one procedure of ours in a MySQL database, as the
+// superuser reads it.
+type markProcedure struct {
+	Name, Definer string
+	Created       int64
+}
+
+// markProcedures lists db's procedures named with tenantdb's mark prefix,
+// whoever made them.
+func (s accServer) markProcedures(t *testing.T, db string) []markProcedure {
+	t.Helper()
+	rows, err := s.super(t, "").Query(`SELECT ROUTINE_NAME, DEFINER, UNIX_TIMESTAMP(CREATED) FROM information_schema.ROUTINES
+		WHERE ROUTINE_SCHEMA = ? AND LEFT(ROUTINE_NAME, ?) = ? ORDER BY ROUTINE_NAME`, db, len(ddl.MySQLMarkPrefix), ddl.MySQLMarkPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []markProcedure
+	for rows.Next() {
+		var p markProcedure
+		if err := rows.Scan(&p.Name, &p.Definer, &p.Created); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// requireMark fails unless db holds exactly one mark procedure, made by
+// the admin login, and returns it.
+func (s accServer) requireMark(t *testing.T, db string) markProcedure {
+	t.Helper()
+	marks := s.markProcedures(t, db)
+	if len(marks) != 1 || marks[0].Definer != s.Admin.Username+"@%" {
+		t.Fatalf("want one mark procedure in %s with DEFINER %s@%%, got %+v", db, s.Admin.Username, marks)
+	}
+	return marks[0]
+}
+
+// plannedAction reports whether terraform's -json output plans action
+// ("update", "create", ...) for some resource.
+func plannedAction(r cliResult, action string) bool {
+	return strings.Contains(r.Output, `"action":"`+action+`"`)
+}
+
+// requireDropSkipped runs destroy and checks that the database is kept
+// with its data, that DatabaseDropSkipped names it and gives its DROP
+// DATABASE for a human to judge, and that the owner and the grantee have
+// nothing left on it.
+func (s accServer) requireDropSkipped(t *testing.T, w *cliWorkspace, db, owner, grantee string) {
+	t.Helper()
+	destroy := w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+	d := destroy.requireDiag(t, "warning", "DatabaseDropSkipped: ")
+	if !strings.Contains(d.Detail, db) || !strings.Contains(d.Detail, "DROP DATABASE `"+db+"`;") {
+		t.Fatalf("DatabaseDropSkipped does not name the database and give its DROP statement: %q", d.Detail)
+	}
+	if n := s.tableRows(t, db); n != 1 {
+		t.Fatalf("the database's table has %d rows after destroy, want 1 (never dropped)", n)
+	}
+	s.requireOffboarded(t, db, owner, trustOwnerPW, grantee)
+	if s.loginExists(t, owner) {
+		t.Fatal("destroy left the owner login it made (its identity is the login's own, not the database's)")
+	}
+}
+
+// TestAccMySQLIdentity_recreatedBySuperuser: a superuser drops a tenant
+// database under deletion_policy = "delete" and creates another of the same
+// name with a row of its own (it inherits the owner's and the grantee's
+// privilege rows). The plan shows it (DriftDetected, and the grant and
+// owner planned to lose what the new database inherited); destroy never
+// drops it, keeps its row, and revokes: no row of the owner or grantee is
+// left on the name. This lost the other party's database before marks.
+func TestAccMySQLIdentity_recreatedBySuperuser(t *testing.T) {
+	s := testAccServer(t, testserver.KindMySQL)
+	w, db, owner, grantee := s.trustTenant(t, "myre", "delete")
+	s.requireMark(t, db)
+	s.dropDatabase(t, db)
+	s.foreignDatabase(t, db)
+	if err := s.as(grantee, principalPW, db, "SELECT * FROM "+s.table(db, "t")); err != nil {
+		t.Fatalf("the re-created database did not inherit the grantee's row (what the revoke below is about): %v", err)
+	}
+
+	plan := w.run("plan").mustSucceed(t, "plan")
+	drift := plan.requireDiag(t, "warning", "DriftDetected: ")
+	if !strings.Contains(plan.Output, ddl.MySQLMarkPrefix) || !strings.Contains(plan.Output, "re-created outside Terraform") {
+		t.Fatalf("the plan does not say the mark is gone and why that matters: %q", drift.Detail)
+	}
+	if !plannedAction(plan, "update") {
+		t.Fatalf("the plan shows no change for the inherited privileges:\n%s", plan.Output)
+	}
+	s.requireDropSkipped(t, w, db, owner, grantee)
+}
+
+// TestAccMySQLIdentity_tenantDropsMark: the tenant's own login drops the
+// mark procedure (it holds ALL on its database, ALTER ROUTINE included).
+// Nothing then proves the database is the one this resource made: destroy
+// drops nothing, keeps the tenant's data, revokes what the owner and the
+// grantee hold, and says so with the DROP statement; no SQL ran in the plan.
+func TestAccMySQLIdentity_tenantDropsMark(t *testing.T) {
+	s := testAccServer(t, testserver.KindMySQL)
+	w, db, owner, grantee := s.trustTenant(t, "mydrop", "delete")
+	mark := s.requireMark(t, db)
+	if err := s.as(owner, trustOwnerPW, db, "DROP PROCEDURE "+s.ident(db)+"."+s.ident(mark.Name)); err != nil {
+		t.Fatalf("the owner cannot drop the mark (the event this test is about): %v", err)
+	}
+	var proof noSQLProof
+	s.beforeRefusal(t, &proof, "")
+	plan := w.run("plan").mustSucceed(t, "plan")
+	proof.assert(t, "a plan after the tenant dropped the mark")
+	d := plan.requireDiag(t, "warning", "DriftDetected: ")
+	if !strings.Contains(plan.Output, "tenant's own login may have dropped it") {
+		t.Fatalf("the plan does not say the tenant may have dropped the mark: %q", d.Detail)
+	}
+	s.requireDropSkipped(t, w, db, owner, grantee)
+}
+
+// TestAccMySQLIdentity_tenantForgesMark: the tenant's login tries to put
+// the mark back itself: it cannot name the admin as DEFINER (1227), so it
+// drops the mark and creates one of the same name at the same CREATED time
+// (SET timestamp needs no privilege). Its DEFINER is the tenant, so it is
+// no mark: the plan warns, and destroy, with the forgery in place, drops
+// nothing and revokes the grant. The owner login is left out of the
+// destroy (state rm): MySQL 8.0.22+ refuses DROP USER of a login that is
+// the DEFINER of a stored object (4006) unless the dropper holds
+// SET_ANY_DEFINER, which README's admin does not: a separate finding.
+func TestAccMySQLIdentity_tenantForgesMark(t *testing.T) {
+	s := testAccServer(t, testserver.KindMySQL)
+	w, db, owner, grantee := s.trustTenant(t, "myforge", "delete")
+	mark := s.requireMark(t, db)
+	proc := s.ident(db) + "." + s.ident(mark.Name)
+	err := s.as(owner, trustOwnerPW, db, fmt.Sprintf("CREATE DEFINER = '%s'@'%%' PROCEDURE %s.%s() BEGIN END",
+		s.Admin.Username, s.ident(db), s.ident(ddl.MySQLMarkPrefix+"0000000000000000")))
+	if err == nil || !strings.Contains(err.Error(), "1227") {
+		t.Fatalf("the tenant made a procedure with the admin as DEFINER (want 1227): %v", err)
+	}
+	s.asOneSession(t, owner, trustOwnerPW, db, "DROP PROCEDURE "+proc, fmt.Sprintf("SET timestamp = %d", mark.Created),
+		"CREATE PROCEDURE "+proc+"() SQL SECURITY INVOKER BEGIN END", "SET timestamp = DEFAULT")
+	forged := s.markProcedures(t, db)
+	if len(forged) != 1 || forged[0].Name != mark.Name || forged[0].Created != mark.Created || forged[0].Definer == mark.Definer {
+		t.Fatalf("the forgery is not the same name and time with the tenant as DEFINER: %+v (was %+v)", forged, mark)
+	}
+	plan := w.run("plan").mustSucceed(t, "plan")
+	plan.requireDiag(t, "warning", "DriftDetected: ")
+	if !strings.Contains(plan.Output, "tenant's own login may have dropped it") {
+		t.Fatalf("the plan takes the forgery for the mark:\n%s", plan.Output)
+	}
+	w.editState(func(st map[string]any) { // terraform state rm tenantdb_tenant_owner.o
+		var kept []any
+		for _, r := range st["resources"].([]any) {
+			if r.(map[string]any)["type"] != "tenantdb_tenant_owner" {
+				kept = append(kept, r)
+			}
+		}
+		st["resources"] = kept
+	})
+	destroy := w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+	destroy.requireDiag(t, "warning", "DatabaseDropSkipped: ")
+	if n := s.tableRows(t, db); n != 1 {
+		t.Fatalf("the database's table has %d rows after destroy, want 1 (never dropped)", n)
+	}
+	if got := s.grantResidue(t, db, grantee); len(got) > 0 {
+		t.Fatalf("after destroy the grantee %s still holds %v on %s", grantee, got, db)
+	}
+}
+
+// asOneSession runs statements as a login on one connection (SET
+// timestamp holds for the session).
+func (s accServer) asOneSession(t *testing.T, user, pw, db string, stmts ...string) {
+	t.Helper()
+	pool, err := s.Open(testserver.Login{Username: user, Password: pw}, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pool.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, q := range stmts {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s as %s: %v", q, user, err)
+		}
+	}
+}
+
+// TestAccMySQLIdentity_importGetsMark: an imported MySQL database has no
+// mark. The import's plan says the apply will write one and runs no SQL;
+// the apply creates it (DEFINER the admin), and the plan after is empty.
+// From then on it is proven by the mark: dropped and re-created by a
+// superuser, it reads as not the recorded one.
+func TestAccMySQLIdentity_importGetsMark(t *testing.T) {
+	s := testAccServer(t, testserver.KindMySQL)
+	db := uniqueName("myimp")
+	t.Cleanup(func() { s.dropDatabase(t, db) })
+	s.exec(t, "", "CREATE DATABASE "+s.ident(db))
+	w := newCLIWorkspace(t)
+	w.write(s.serverHCL("") + fmt.Sprintf(`
+import {
+  to = tenantdb_tenant_database.t
+  id = jsonencode({ server = tenantdb_db_server.main.ref, name = %q })
+}
+resource "tenantdb_tenant_database" "t" {
+  server = tenantdb_db_server.main.ref
+  name   = %q
+}
+`, db, db))
+	var proof noSQLProof
+	s.beforeRefusal(t, &proof, "")
+	plan := w.run("plan").mustSucceed(t, "the import's plan")
+	proof.assert(t, "the import's plan writes no mark")
+	d := plan.requireDiag(t, "warning", summaryMarkPlanned)
+	if !strings.Contains(d.Detail, ddl.MySQLMarkPrefix) {
+		t.Fatalf("the planned-mark warning does not say what the apply will create: %q", d.Detail)
+	}
+	if m := s.markProcedures(t, db); len(m) != 0 {
+		t.Fatalf("the plan wrote a mark: %+v", m)
+	}
+	w.run("apply", "-auto-approve").mustSucceed(t, "import and mark")
+	s.requireMark(t, db)
+	w.run("plan", "-detailed-exitcode").mustSucceed(t, "an empty plan after the mark")
+
+	s.dropDatabase(t, db)
+	s.foreignDatabase(t, db)
+	w.run("plan").mustSucceed(t, "plan").requireDiag(t, "warning", "DriftDetected: ")
+	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+	s.requireForeignIntact(t, db)
+}
