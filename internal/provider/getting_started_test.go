@@ -179,17 +179,7 @@ func TestAccGettingStarted(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 (make test does)")
 	}
-	blocks := markedBlocks(t, gettingStartedGuide)
-	for name := range blocks {
-		if !slices.Contains(gettingStartedBlocks, name) {
-			t.Fatalf("%s marks a block %q this test does not run: add it to gettingStartedBlocks and run it", gettingStartedGuide, name)
-		}
-	}
-	for _, name := range gettingStartedBlocks {
-		if _, ok := blocks[name]; !ok {
-			t.Fatalf("%s has no block marked <!-- test: %s -->", gettingStartedGuide, name)
-		}
-	}
+	blocks := requireMarkedBlocks(t, gettingStartedGuide, gettingStartedBlocks)
 	env := gettingStartedEnv(t)
 	out := runBlock(t, "../..", env, "install", blocks["install"])
 	requireOutput(t, "install", out, "installed ", "/.terraform.d/plugins/registry.terraform.io/tenantdb/tenantdb/0.1.0/")

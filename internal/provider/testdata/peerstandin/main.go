@@ -23,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
+	pschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -37,6 +38,7 @@ const (
 	secret
 	boolean
 	strSet
+	number
 )
 
 // peers are the resource types each peer has in a tenant fleet, with the
@@ -78,7 +80,29 @@ func (p standin) Metadata(_ context.Context, _ provider.MetadataRequest, resp *p
 	resp.TypeName = p.name
 }
 
-func (standin) Schema(context.Context, provider.SchemaRequest, *provider.SchemaResponse) {}
+// providerArgs are the arguments of each peer's provider block that the
+// guide's configuration sets (the stand-in connects nowhere).
+var providerArgs = map[string]map[string]int{
+	"mysql":      {"endpoint": str, "username": str, "password": secret, "tls": str},
+	"postgresql": {"host": str, "port": number, "username": str, "password": secret, "sslmode": str, "superuser": boolean},
+}
+
+func (p standin) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	attrs := map[string]pschema.Attribute{}
+	for name, kind := range providerArgs[p.name] {
+		switch kind {
+		case str:
+			attrs[name] = pschema.StringAttribute{Optional: true}
+		case secret:
+			attrs[name] = pschema.StringAttribute{Optional: true, Sensitive: true}
+		case boolean:
+			attrs[name] = pschema.BoolAttribute{Optional: true}
+		case number:
+			attrs[name] = pschema.Int64Attribute{Optional: true}
+		}
+	}
+	resp.Schema = pschema.Schema{Attributes: attrs}
+}
 
 func (standin) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {}
 
