@@ -65,6 +65,18 @@ func plannedAction(r cliResult, action string) bool {
 	return strings.Contains(r.Output, `"action":"`+action+`"`)
 }
 
+// requireUnprovenPlan runs a plan and requires the DriftDetected warning
+// that says the database's mark is not the recorded one, and why (phrase).
+func requireUnprovenPlan(t *testing.T, w *cliWorkspace, phrase string) cliResult {
+	t.Helper()
+	plan := w.run("plan").mustSucceed(t, "plan")
+	d := plan.requireDiag(t, "warning", "DriftDetected: ")
+	if !strings.Contains(plan.Output, ddl.MySQLMarkPrefix) || !strings.Contains(plan.Output, phrase) {
+		t.Fatalf("the plan does not say the database's mark is gone and why (%q): %q", phrase, d.Detail)
+	}
+	return plan
+}
+
 // requireDropSkipped runs destroy and checks that the database is kept
 // with its data, that DatabaseDropSkipped names it and gives its DROP
 // DATABASE for a human to judge, and that the owner and the grantee have
@@ -102,11 +114,7 @@ func TestAccMySQLIdentity_recreatedBySuperuser(t *testing.T) {
 		t.Fatalf("the re-created database did not inherit the grantee's row (what the revoke below is about): %v", err)
 	}
 
-	plan := w.run("plan").mustSucceed(t, "plan")
-	drift := plan.requireDiag(t, "warning", "DriftDetected: ")
-	if !strings.Contains(plan.Output, ddl.MySQLMarkPrefix) || !strings.Contains(plan.Output, "re-created outside Terraform") {
-		t.Fatalf("the plan does not say the mark is gone and why that matters: %q", drift.Detail)
-	}
+	plan := requireUnprovenPlan(t, w, "re-created outside Terraform")
 	if !plannedAction(plan, "update") {
 		t.Fatalf("the plan shows no change for the inherited privileges:\n%s", plan.Output)
 	}
@@ -127,12 +135,8 @@ func TestAccMySQLIdentity_tenantDropsMark(t *testing.T) {
 	}
 	var proof noSQLProof
 	s.beforeRefusal(t, &proof, "")
-	plan := w.run("plan").mustSucceed(t, "plan")
+	requireUnprovenPlan(t, w, "tenant's own login may have dropped it")
 	proof.assert(t, "a plan after the tenant dropped the mark")
-	d := plan.requireDiag(t, "warning", "DriftDetected: ")
-	if !strings.Contains(plan.Output, "tenant's own login may have dropped it") {
-		t.Fatalf("the plan does not say the tenant may have dropped the mark: %q", d.Detail)
-	}
 	s.requireDropSkipped(t, w, db, owner, grantee)
 }
 
@@ -161,11 +165,7 @@ func TestAccMySQLIdentity_tenantForgesMark(t *testing.T) {
 	if len(forged) != 1 || forged[0].Name != mark.Name || forged[0].Created != mark.Created || forged[0].Definer == mark.Definer {
 		t.Fatalf("the forgery is not the same name and time with the tenant as DEFINER: %+v (was %+v)", forged, mark)
 	}
-	plan := w.run("plan").mustSucceed(t, "plan")
-	plan.requireDiag(t, "warning", "DriftDetected: ")
-	if !strings.Contains(plan.Output, "tenant's own login may have dropped it") {
-		t.Fatalf("the plan takes the forgery for the mark:\n%s", plan.Output)
-	}
+	requireUnprovenPlan(t, w, "tenant's own login may have dropped it")
 	w.editState(func(st map[string]any) { // terraform state rm tenantdb_tenant_owner.o
 		var kept []any
 		for _, r := range st["resources"].([]any) {
