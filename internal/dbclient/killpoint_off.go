@@ -7,5 +7,6 @@ package dbclient
 import "github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 
 // afterStatement is the kill-point suite's hook (killpoint_on.go, built
-// only with -tags killpoints); in the provider users run it does nothing.
-func afterStatement(ddl.Statement) {}
+// only with -tags killpoints); in the provider users run it calls only the
+// test hook (statement_hook.go), which nothing sets there.
+func afterStatement(st ddl.Statement) { statementFinished(st) }

@@ -26,6 +26,7 @@ var killpoint struct {
 }
 
 func afterStatement(st ddl.Statement) {
+	statementFinished(st)
 	file := os.Getenv("TENANTDB_KILLPOINT_FILE")
 	if file == "" {
 		return

@@ -98,8 +98,12 @@ func (s *Server) prepareRotation(ctx context.Context, db ddl.DatabaseName, old, 
 	return handover, nil
 }
 
-// readNewIdentity reads the identity of a login just created.
+// readNewIdentity reads the identity of a login just created, also when
+// the operation's deadline passed after the create committed
+// (readBackContext).
 func (s *Server) readNewIdentity(ctx context.Context, user ddl.Username) (Identity, error) {
+	ctx, cancel := readBackContext(ctx)
+	defer cancel()
 	id, found, err := s.LoginIdentity(ctx, user)
 	if err == nil && !found {
 		err = fmt.Errorf("%s: login %q was created but cannot be read back", s.spec.describe(), user)

@@ -25,3 +25,16 @@ func statementStarting(ctx context.Context, st ddl.Statement) {
 		(*h)(ctx, st)
 	}
 }
+
+// finishedHook, when set (tests only, as statementHook), is called after
+// each statement the server completed (afterStatement): a test ends the
+// operation's context there to play a cancel that reaches the server after
+// the statement committed.
+var finishedHook atomic.Pointer[func(st ddl.Statement)]
+
+// statementFinished calls the finished hook, if any.
+func statementFinished(st ddl.Statement) {
+	if h := finishedHook.Load(); h != nil {
+		(*h)(st)
+	}
+}
