@@ -299,9 +299,9 @@ func (s accServer) gettingStarted(t *testing.T, blocks map[string]string, userEn
 	}
 	write(t, filepath.Join(dir, "adopt.tf"), blocks["adopt.tf"])
 	out = runBlock(t, dir, env, "adopt", blocks["adopt"])
-	changed := "0" // MariaDB: the apply gives each imported database its claim mark (an in-place update)
-	if s.Kind() == "mariadb" {
-		changed = "20"
+	changed := "20" // the apply gives each imported database its claim mark (an in-place update)
+	if s.Engine == "postgres" {
+		changed = "0"
 	}
 	requireOutput(t, "adopt", out, "Plan: 20 to import, 0 to add, "+changed+" to change, 0 to destroy.",
 		"Apply complete! Resources: 20 imported, 0 added, "+changed+" changed, 0 destroyed.")

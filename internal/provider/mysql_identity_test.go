@@ -5,6 +5,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -249,4 +250,53 @@ resource "tenantdb_tenant_database" "t" {
 	w.run("plan").mustSucceed(t, "plan").requireDiag(t, "warning", "DriftDetected: ")
 	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
 	s.requireForeignIntact(t, db)
+}
+
+// restoreMarkStatement finds, in a diagnostic, the statements that give a
+// MySQL database its recorded mark back (run as the admin login).
+var restoreMarkStatement = regexp.MustCompile("(SET timestamp = [0-9]+); (CREATE PROCEDURE `[^`]+`\\.`" + ddl.MySQLMarkPrefix +
+	"[0-9a-f]{16}`\\(\\) COMMENT '[^']*' SQL SECURITY INVOKER BEGIN END); (SET timestamp = DEFAULT);")
+
+// TestAccMySQLIdentity_markRestoredByDBA: the mark is dropped, and an
+// in-place change is refused (IdentityMismatch) with no SQL and the
+// collation untouched; the refusal gives the statements that recreate the
+// recorded mark. Run as the admin login (a DBA who knows it is the same
+// database), they prove it again: the change applies, and destroy drops
+// the database. A test that the restore really is the recorded identity.
+func TestAccMySQLIdentity_markRestoredByDBA(t *testing.T) {
+	s := testAccServer(t, testserver.KindMySQL)
+	w, db := s.createdDatabase(t, "myrest")
+	mark := s.requireMark(t, db)
+	s.exec(t, "", "DROP PROCEDURE "+s.ident(db)+"."+s.ident(mark.Name))
+	_, before := s.charsetCollation(t, db)
+
+	w.write(s.serverHCL("") + deleteDatabaseHCL(db, `collation = "utf8mb4_bin"`))
+	var proof noSQLProof
+	s.beforeRefusal(t, &proof, "")
+	alter := w.run("apply", "-auto-approve")
+	proof.assert(t, "IdentityMismatch (alter of a database without its mark)")
+	if alter.Err == nil {
+		t.Fatalf("altering a database without its mark succeeded:\n%s", alter.Output)
+	}
+	d := alter.requireDiag(t, "error", "IdentityMismatch: ")
+	if _, after := s.charsetCollation(t, db); after != before {
+		t.Fatalf("the collation changed from %s to %s", before, after)
+	}
+	m := restoreMarkStatement.FindStringSubmatch(d.Detail)
+	if m == nil {
+		t.Fatalf("the refusal does not give the statements that restore the mark: %q", d.Detail)
+	}
+	s.asOneSession(t, s.Admin.Username, s.Admin.Password, "", m[1], m[2], m[3])
+	if got := s.requireMark(t, db); got != mark {
+		t.Fatalf("the restored mark %+v is not the recorded one %+v", got, mark)
+	}
+
+	w.run("apply", "-auto-approve").mustSucceed(t, "the change, once the mark is back")
+	if _, after := s.charsetCollation(t, db); after != "utf8mb4_bin" {
+		t.Fatalf("collation = %s after the apply, want utf8mb4_bin", after)
+	}
+	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy").forbidDiag(t, "DatabaseDropSkipped")
+	if s.databaseExists(t, db) {
+		t.Fatal("destroy kept a database whose mark was restored (its identity is proven again)")
+	}
 }
