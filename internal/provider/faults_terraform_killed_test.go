@@ -71,10 +71,11 @@ func (w *cliWorkspace) startApplyInGroup(t *testing.T, env ...string) (cmd *exec
 
 // TestAccFaults_terraformKilledDuringOwnerCreate (PostgreSQL): terraform
 // and the provider are killed while the owner's ALTER DATABASE ... OWNER TO
-// waits on a lock: the login exists (with its mark), the database is still
-// the admin's, state has no owner. The next apply finishes the create
-// (it used to refuse PreExistingOwnerUser for a login this provider made):
-// the owner logs in with its password and owns the database, the plan is
+// waits on a lock. The create is one transaction (issue 34), so the kill
+// leaves nothing: no login, the database still the admin's, no owner in
+// state (before, its CREATE ROLE had committed and the next apply had to
+// finish a half-made login from its mark). The next apply creates the
+// owner: it logs in with its password and owns the database, the plan is
 // empty, destroy drops the login.
 func TestAccFaults_terraformKilledDuringOwnerCreate(t *testing.T) {
 	s := testAccServer(t, "postgres")
@@ -93,9 +94,9 @@ func TestAccFaults_terraformKilledDuringOwnerCreate(t *testing.T) {
 	release := s.holdLock(t, "", "GRANT CONNECT ON DATABASE "+s.ident(db)+" TO "+s.ident(s.Super.Username))
 	s.applyKilledAt(t, w, "ALTER DATABASE")
 	release()
-	if !s.loginExists(t, user) || w.stateHas("tenantdb_tenant_owner") {
-		t.Fatalf("the kill did not leave a half-made owner (login exists %v, in state %v): the test proves nothing",
-			s.loginExists(t, user), w.stateHas("tenantdb_tenant_owner"))
+	if s.loginExists(t, user) || w.stateHas("tenantdb_tenant_owner") || s.databaseOwner(t, db) != s.Admin.Username {
+		t.Fatalf("the kill left part of the create (login exists %v, in state %v, database owned by %q): its transaction "+
+			"did not roll back", s.loginExists(t, user), w.stateHas("tenantdb_tenant_owner"), s.databaseOwner(t, db))
 	}
 	r := w.run("apply", "-auto-approve")
 	if r.Err != nil {
@@ -113,10 +114,12 @@ func TestAccFaults_terraformKilledDuringOwnerCreate(t *testing.T) {
 
 // TestAccFaults_terraformKilledDuringRotation (PostgreSQL): terraform and
 // the provider are killed while a username rotation's REASSIGN OWNED waits
-// on a table lock: both logins exist, the database is the new login's,
-// the table the old one's, state names the old login. Applying the new
-// configuration again finishes the rotation; applying the previous one
-// undoes it (it used to refuse PreExistingOwnerUser and OwnerConflict).
+// on a table lock. The handover is one transaction (issue 34), so the kill
+// leaves the tenant as before: no new login, the database and the table
+// the old login's, state naming it (before, the new login and its
+// ownership of the database had committed, and the next apply finished or
+// undid the half-made rotation from its mark). Applying the new
+// configuration again rotates; applying the previous one changes nothing.
 // Either way the tenant works, the plan is empty, and destroy leaves no
 // login of the run.
 func TestAccFaults_terraformKilledDuringRotation(t *testing.T) {
@@ -128,8 +131,12 @@ func TestAccFaults_terraformKilledDuringRotation(t *testing.T) {
 			w.write(cfg(b))
 			s.applyKilledAt(t, w, "REASSIGN OWNED")
 			release()
-			if !s.loginExists(t, a) || !s.loginExists(t, b) {
-				t.Fatalf("the kill did not leave both logins (a %v, b %v): the test proves nothing", s.loginExists(t, a), s.loginExists(t, b))
+			if !s.loginExists(t, a) || s.loginExists(t, b) || s.databaseOwner(t, db) != a {
+				t.Fatalf("the kill left part of the handover (a exists %v, b exists %v, database owned by %q): its "+
+					"transaction did not roll back", s.loginExists(t, a), s.loginExists(t, b), s.databaseOwner(t, db))
+			}
+			if n := s.count(t, db, `SELECT count(*) FROM pg_class WHERE relname = 't' AND pg_get_userbyid(relowner) = $1`, a); n != 1 {
+				t.Fatalf("after the kill table t is not the old login's")
 			}
 
 			want, gone := b, a
