@@ -55,12 +55,46 @@ func (s *Server) runKillable(ctx context.Context, st ddl.Statement) error {
 		_, err := conn.ExecContext(context.WithoutCancel(ctx), st.SQL())
 		answer <- err
 	}()
+	stop := s.sampleBlockersMySQL(ctx, id)
 	select {
-	case err := <-answer:
-		return err
+	case err = <-answer:
 	case <-ctx.Done():
+		err = s.killAndWait(ctx, id, answer)
 	}
-	return s.killAndWait(ctx, id, answer)
+	if got := stop(); err != nil && len(got) > 0 {
+		return &blockedError{err: err, blockers: got}
+	}
+	return err
+}
+
+// sampleBlockersMySQL reads, while the statement on connection id runs
+// longer than blockerSampleAfter, who blocks it (blockers_mysql.go),
+// every blockerSampleEvery. stop ends the sampling and returns the last
+// reading that named anyone.
+func (s *Server) sampleBlockersMySQL(ctx context.Context, id int64) (stop func() []string) {
+	var got []string
+	quit := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		wait := blockerSampleAfter
+		for {
+			select {
+			case <-quit:
+				return
+			case <-time.After(wait):
+			}
+			wait = blockerSampleEvery
+			if b := s.blockersMySQL(ctx, id); len(b) > 0 {
+				got = b
+			}
+		}
+	}()
+	return func() []string {
+		close(quit)
+		<-sampled
+		return got
+	}
 }
 
 // statementConn is the connection st runs on and its id: the one holding

@@ -238,6 +238,8 @@ func newStatementError(server string, st ddl.Statement, err error) *statementErr
 	}
 	if st.SQL() == st.String() {
 		se.Message = serverMessage(err)
+	} else if notes := providerNotes(err); notes != "" {
+		se.Message = "(server message withheld: the statement carries a secret) " + notes
 	}
 	return se
 }
