@@ -84,7 +84,7 @@ func (p standin) Metadata(_ context.Context, _ provider.MetadataRequest, resp *p
 // guide's configuration sets (the stand-in connects nowhere).
 var providerArgs = map[string]map[string]int{
 	"mysql":      {"endpoint": str, "username": str, "password": secret, "tls": str},
-	"postgresql": {"host": str, "port": number, "username": str, "password": secret, "sslmode": str, "superuser": boolean},
+	"postgresql": {"host": str, "port": number, "username": str, "password": secret, "sslmode": str, "sslrootcert": str, "superuser": boolean},
 }
 
 func (p standin) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
