@@ -74,6 +74,9 @@ func (r *tenantGrantResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"...` so that tables the owner creates there later carry them too. `CREATE` and `TEMPORARY` are the " +
 			"database privileges. All of it is read back from the catalogs (`pg_database`, `pg_namespace`, `pg_class`, " +
 			"`pg_default_acl`): a privilege missing on one table, one schema or the default privileges is drift. A " +
+			"schema's `USAGE` counts whether the principal's own or `PUBLIC`'s (PostgreSQL 15+ gives `PUBLIC` `USAGE` " +
+			"on `public`), so an import reads what the principal can do; if a tenant revokes `PUBLIC`'s, that is drift " +
+			"and the next apply grants the principal its own. `PUBLIC`'s `CONNECT` never counts. A " +
 			"schema the owner creates after the grant shows as drift on the next refresh and the next apply covers " +
 			"it. Sequences are not granted (identity columns need none; `serial` columns need `USAGE` on their " +
 			"sequence). The default privileges follow the database's current owner, so no `depends_on` is needed: a " +
