@@ -101,7 +101,9 @@ func (r *tenantDatabaseResource) Schema(_ context.Context, _ resource.SchemaRequ
 					"warns `DatabaseRetained`. `delete`: destroy drops it, but only if this resource created it; on PostgreSQL " +
 					"it refuses (`DatabaseInUse`) while sessions it did not open are connected. On MariaDB it drops only a " +
 					"database whose comment still carries its claim mark: one whose comment was edited (by a DBA or the " +
-					"tenant) is left with its data (`DatabaseDropSkipped`).",
+					"tenant) is left with its data (`DatabaseDropSkipped`). On MySQL it drops only a database that still " +
+					"holds its mark, the empty procedure `tenantdb_mark_…` the admin created in it: one whose mark was " +
+					"dropped (by the tenant, a migration tool, or a re-creation) is left with its data.",
 				Validators: []validator.String{stringvalidator.OneOf(deletionRetain, deletionDelete)},
 			},
 			"database_created": schema.BoolAttribute{
