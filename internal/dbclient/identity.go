@@ -377,8 +377,12 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 		if err != nil {
 			return err
 		}
-		// The database is ours: wait for a restarting server to read it.
-		ctx = settling(ctx)
+		// The database is ours: wait for a restarting server to read it,
+		// and read it also when the operation's deadline passed after the
+		// claim committed (readBackContext), so state records it.
+		rctx, cancel := readBackContext(ctx)
+		defer cancel()
+		ctx = settling(rctx)
 		if st, err = s.databaseDirect(ctx, db); err != nil {
 			return err
 		}
