@@ -44,6 +44,11 @@ func withConnIDCache(ctx context.Context) context.Context {
 // runKillable runs st on MySQL/MariaDB so that the end of ctx stops it on
 // the server.
 func (s *Server) runKillable(ctx context.Context, st ddl.Statement) error {
+	if err := ctx.Err(); err != nil {
+		// The deadline passed before it was sent: never start it (it
+		// would run, and maybe finish, before its KILL QUERY).
+		return err
+	}
 	conn, id, done, err := s.statementConn(ctx)
 	if err != nil {
 		return err

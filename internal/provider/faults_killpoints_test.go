@@ -98,6 +98,20 @@ var killTally struct {
 	m map[string]int
 }
 
+// logKillTally logs, after every subtest, the counts TESTING.md reports:
+// those whose key starts with prefix ("timeout/"), or ("") the kills.
+func logKillTally(t *testing.T, prefix string) func() {
+	return func() {
+		killTally.Lock()
+		defer killTally.Unlock()
+		for _, key := range slices.Sorted(maps.Keys(killTally.m)) {
+			if strings.HasPrefix(key, "timeout/") == (prefix != "") {
+				t.Logf("%s points %s: %d", map[bool]string{true: "timeout", false: "kill"}[prefix != ""], key, killTally.m[key])
+			}
+		}
+	}
+}
+
 func tallyKill(key string) {
 	killTally.Lock()
 	defer killTally.Unlock()
@@ -109,13 +123,7 @@ func tallyKill(key string) {
 
 func TestAccFaults_terraformKillPoints(t *testing.T) {
 	all := os.Getenv("TENANTDB_KILLPOINTS") == "all"
-	t.Cleanup(func() { // after every subtest: the counts TESTING.md reports
-		killTally.Lock()
-		defer killTally.Unlock()
-		for _, key := range slices.Sorted(maps.Keys(killTally.m)) {
-			t.Logf("kill points %s: %d", key, killTally.m[key])
-		}
-	})
+	t.Cleanup(logKillTally(t, ""))
 	for _, engine := range engines() {
 		for _, op := range killOps() {
 			t.Run(engine+"/"+op.name, func(t *testing.T) {
@@ -149,6 +157,15 @@ func TestAccFaults_terraformKillPoints(t *testing.T) {
 // ran.
 func (s accServer) terraformKillPoint(t *testing.T, op killOp, k int, direction string) []string {
 	t.Helper()
+	return s.terraformInterruptPoint(t, op, k, direction, "kill", s.applyStoppedAfter)
+}
+
+// terraformInterruptPoint is terraformKillPoint with the interruption
+// given: kind "kill" (applyStoppedAfter) or "timeout" (applyTimedOutAt,
+// faults_timeoutpoints_test.go), which names it in the log and the tally.
+func (s accServer) terraformInterruptPoint(t *testing.T, op killOp, k int, direction, kind string,
+	interrupt func(*testing.T, *cliWorkspace, int) ([]string, bool)) []string {
+	t.Helper()
 	n := killNames{db: uniqueName("kp"), ownerA: uniqueName("kpa"), ownerB: uniqueName("kpb"), grantee: uniqueName("kpg")}
 	s.principal(t, n.grantee) // its cleanup runs after the database's drop below
 	t.Cleanup(func() {
@@ -168,14 +185,19 @@ func (s accServer) terraformKillPoint(t *testing.T, op killOp, k int, direction 
 	}
 
 	w.write(cfg(op.after(n)))
-	stmts, stopped := s.applyStoppedAfter(t, w, k)
+	stmts, stopped := interrupt(t, w, k)
 	where := fmt.Sprintf("%s %s, kill after statement %d of the apply (%s), then %s", s.Engine, op.name, k, lastOf(stmts), direction)
+	tally := s.Engine + "/" + op.name
+	if kind != "kill" {
+		where = fmt.Sprintf("%s %s, %s at statement %d of the apply (%s), then %s", s.Engine, op.name, kind, k, statementAt(stmts, k), direction)
+		tally = kind + "/" + tally
+	}
 	if k > 0 && !stopped {
 		// Resources destroyed in parallel can run a tolerated statement
 		// or not (IF EXISTS of something another already dropped): this
 		// apply ran fewer statements than the counting one.
 		t.Logf("%s: the apply ran only %d statements; no kill", where, len(stmts))
-		tallyKill(s.Engine + "/" + op.name + "/unreached")
+		tallyKill(tally + "/unreached")
 		w.run("destroy", "-auto-approve").mustSucceed(t, where+": destroy")
 		return stmts
 	}
@@ -228,7 +250,7 @@ func (s accServer) terraformKillPoint(t *testing.T, op killOp, k int, direction 
 		outcome = "window"
 	}
 	if k > 0 {
-		tallyKill(fmt.Sprintf("%s/%s/%s/%s", s.Engine, op.name, direction, outcome))
+		tallyKill(fmt.Sprintf("%s/%s/%s", tally, direction, outcome))
 	}
 
 	w.run("destroy", "-auto-approve").mustSucceed(t, where+": destroy")

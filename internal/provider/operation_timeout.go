@@ -31,7 +31,8 @@ func operationContext(ctx context.Context, data *providerData) (context.Context,
 	if data != nil && data.operationTimeout > 0 {
 		limit = data.operationTimeout
 	}
-	return context.WithTimeout(ctx, limit)
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	return withTimeoutPoint(ctx, cancel), cancel
 }
 
 // explainTimeout adds, after an operation that failed because its deadline

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The kill-point suite's timeout dimension (issue 34): for every
+// operation of the kill-point suite, the operation's context ends right as
+// its k-th statement runs (a provider built with -tags killpoints, see
+// dbclient/timeoutpoint_on.go: BEGIN, COMMIT, savepoints and undo steps
+// count), as operation_timeout would, so the server gets the KILL QUERY
+// (MySQL/MariaDB) or cancel request (PostgreSQL) of that statement, or,
+// when it already finished, the next step finds the context ended. The
+// apply ends on its own (it saves state), then the next apply runs with
+// the same configuration ("forward") and, where the previous one declares
+// the resource, with that one ("back"), and everything the kill-point
+// suite checks is checked: convergence in at most two applies or a pinned
+// refusal whose recovery is run as written, the server's state, the
+// owner's table, the grantee's reads, an empty plan, a clean destroy.
+//
+// `make test` runs the first and the last statement of each operation;
+// TENANTDB_KILLPOINTS=all (`make test-faults`) every one.
+func TestAccFaults_timeoutPoints(t *testing.T) {
+	all := os.Getenv("TENANTDB_KILLPOINTS") == "all"
+	t.Cleanup(logKillTally(t, "timeout/"))
+	for _, engine := range engines() {
+		for _, op := range killOps() {
+			t.Run(engine+"/"+op.name, func(t *testing.T) {
+				t.Parallel()
+				s := testAccServer(t, engine)
+				stmts := s.terraformInterruptPoint(t, op, 0, "forward", "timeout", s.applyTimedOutAt)
+				points := []int{len(stmts), 1}
+				if all {
+					points = points[:0]
+					for k := 1; k <= len(stmts); k++ {
+						points = append(points, k)
+					}
+				}
+				for _, k := range points {
+					s.terraformInterruptPoint(t, op, k, "forward", "timeout", s.applyTimedOutAt)
+					if op.back {
+						s.terraformInterruptPoint(t, op, k, "back", "timeout", s.applyTimedOutAt)
+					}
+				}
+				t.Logf("%s %s: %d statements sent", engine, op.name, len(stmts))
+			})
+		}
+	}
+}
+
+// applyTimedOutAt runs terraform apply with the kill-point provider, whose
+// operation ends as its k-th statement runs (k = 0: only counts), and
+// waits for it to end on its own. It returns every statement sent and
+// whether the k-th was reached.
+func (s accServer) applyTimedOutAt(t *testing.T, w *cliWorkspace, k int) ([]string, bool) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "sent")
+	_, out, done := w.startApplyInGroup(t, "TENANTDB_TIMEOUTPOINT_FILE="+file, fmt.Sprintf("TENANTDB_TIMEOUTPOINT_AT=%d", k))
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(3 * time.Minute):
+		t.Fatalf("the apply with a timeout at statement %d did not end within 3 minutes:\n%s", k, out.String())
+	}
+	if k == 0 && err != nil {
+		t.Fatalf("the counting apply failed: %v\n%s", err, out.String())
+	}
+	raw, _ := os.ReadFile(file)
+	var stmts []string
+	reached := false
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		switch {
+		case line == "timeout":
+			reached = true
+		case line == "no operation to end":
+			t.Errorf("statement %d ran outside an operation's context: the timeout point could not end it", k)
+		case line != "":
+			_, text, _ := strings.Cut(line, " ")
+			stmts = append(stmts, text)
+		}
+	}
+	if k > 0 && err != nil {
+		t.Logf("the apply with a timeout at statement %d (%s) failed, as it may:\n%s", k, statementAt(stmts, k), lastLines(out.String(), 12))
+	}
+	return stmts, reached
+}
+
+// statementAt is the k-th statement (1-based) of stmts, or "none".
+func statementAt(stmts []string, k int) string {
+	if k < 1 || k > len(stmts) {
+		return "none"
+	}
+	return stmts[k-1]
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
