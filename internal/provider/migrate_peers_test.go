@@ -350,18 +350,25 @@ func (s accServer) moveFleet(t *testing.T, blocks map[string]string, f migration
 	// The move: tenants.tf, import.tf, and old.tf with the removed blocks.
 	w.setVar("owner_passwords", f.passwords(f.newPW))
 	w.files(map[string]string{"tenants.tf": blocks[eng+"-tenants.tf"], "import.tf": blocks["import.tf"], "old.tf": blocks[eng+"-removed.tf"]})
-	mark := s.MarkLog(t)
+	planMark := s.MarkLog(t)
 	w.run("plan").mustSucceed(t, "the move's plan")
-	if s.requireOnlyReads(t, mark, "the move's plan (the guide: it only reads)") == 0 {
+	if s.requireOnlyReads(t, planMark, "the move's plan (the guide: it only reads)") == 0 {
 		t.Fatal("the statement log shows no statement of the move's plan")
 	}
-	mark = s.MarkLog(t)
+	mark := s.MarkLog(t)
 	r := w.run("apply", "-auto-approve")
 	if r.Err != nil {
 		t.Fatalf("the move's apply: %v\n%s", r.Err, r.Output)
 	}
 	r.forbidDiag(t, "Could not refresh")
 	s.logMoveStatements(t, mark)
+	// The old provider (its login "terraform") changed nothing in the move:
+	// the real peer only refreshes what the removed blocks forget.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if stmts, err := s.DDLSince(ctx, planMark, "terraform"); err != nil || len(stmts) > 0 {
+		t.Errorf("the old provider's login changed the server in the move's plan or apply (%v): %v", err, stmts)
+	}
 	// The guide: an imported grant is updated to what it declares where it
 	// is not held (MySQL: the escaped grant; cyrilgdn: its missing
 	// CONNECT), and left alone where it is (cyrilgdn's complete grant,
