@@ -104,7 +104,11 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 		s.dropNonce(ctx, claim)
 		return nil, err
 	}
-	st, err := s.databaseDirect(ctx, db)
+	// The claim committed: read it back also when the deadline passed
+	// since (readBackContext), so state records it.
+	rctx, cancel := readBackContext(ctx)
+	defer cancel()
+	st, err := s.databaseDirect(rctx, db)
 	if err == nil && (st == nil || st.Marker != nonce.Marker) {
 		err = fmt.Errorf("%s: database %q was claimed but cannot be read back", s.spec.describe(), db)
 	}

@@ -337,7 +337,9 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 				return err
 			}
 			s.markFresh(db)
-			id, err = s.identityOf(ctx, st)
+			rctx, cancel := readBackContext(ctx) // the claim committed
+			defer cancel()
+			id, err = s.identityOf(rctx, st)
 			return err
 		}
 		plan := ddl.ClaimPlan(s.dialect(), db, cs, co, mark)
