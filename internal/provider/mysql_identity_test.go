@@ -60,12 +60,6 @@ func (s accServer) requireMark(t *testing.T, db string) markProcedure {
 	return marks[0]
 }
 
-// plannedAction reports whether terraform's -json output plans action
-// ("update", "create", ...) for some resource.
-func plannedAction(r cliResult, action string) bool {
-	return strings.Contains(r.Output, `"action":"`+action+`"`)
-}
-
 // requireUnprovenPlan runs a plan and requires the DriftDetected warning
 // that says the database's mark is not the recorded one, and why (phrase).
 func requireUnprovenPlan(t *testing.T, w *cliWorkspace, phrase string) cliResult {
@@ -116,8 +110,8 @@ func TestAccMySQLIdentity_recreatedBySuperuser(t *testing.T) {
 	}
 
 	plan := requireUnprovenPlan(t, w, "re-created outside Terraform")
-	if !plannedAction(plan, "update") {
-		t.Fatalf("the plan shows no change for the inherited privileges:\n%s", plan.Output)
+	if acts := plannedActions(plan); acts["tenantdb_tenant_grant.g"] != "update" || acts["tenantdb_tenant_owner.o"] != "update" {
+		t.Fatalf("the plan does not show the revokes of the inherited privileges: %v", acts)
 	}
 	s.requireDropSkipped(t, w, db, owner, grantee)
 }
@@ -298,5 +292,46 @@ func TestAccMySQLIdentity_markRestoredByDBA(t *testing.T) {
 	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy").forbidDiag(t, "DatabaseDropSkipped")
 	if s.databaseExists(t, db) {
 		t.Fatal("destroy kept a database whose mark was restored (its identity is proven again)")
+	}
+}
+
+// TestAccMySQLIdentity_importedTenantFollowsMark: a tenant adopted with
+// import blocks (database, owner, grant) is recorded without a mark; the
+// first apply marks the database, and the owner and the grant take the mark
+// as their database's identity. A superuser re-creating the database later
+// is then seen by all three: the plan warns and shows the owner's and the
+// grant's revokes of what the new database inherited.
+func TestAccMySQLIdentity_importedTenantFollowsMark(t *testing.T) {
+	s := testAccServer(t, testserver.KindMySQL)
+	dbs, owners := s.fleet(t, uniqueName("myfol"), "Peer-pw-1", 1)
+	db, owner := dbs[0], owners[0]
+	reader := uniqueName("myfol_r")
+	s.principal(t, reader)
+	s.exec(t, "", fmt.Sprintf("GRANT SELECT ON %s.* TO '%s'@'%%'", s.ident(strings.ReplaceAll(db, "_", `\_`)), reader))
+	w := newCLIWorkspace(t)
+	w.write(s.serverHCL("") + ownerHCL(db, owner, "Peer-pw-1", 1, "") +
+		grantHCL("g", "tenantdb_tenant_database.db.name", reader, `["SELECT"]`, "") + fmt.Sprintf(`
+import {
+  to = tenantdb_tenant_database.db
+  id = %q
+}
+import {
+  to = tenantdb_tenant_owner.o
+  id = %q
+}
+import {
+  to = tenantdb_tenant_grant.g
+  id = %q
+}
+`, s.importID(map[string]any{"name": db}), s.importID(map[string]any{"database": db, "username": owner}),
+			s.importID(map[string]any{"database": db, "username": reader})))
+	w.run("apply", "-auto-approve").mustSucceed(t, "import the tenant")
+	s.requireMark(t, db)
+	w.run("apply", "-auto-approve").mustSucceed(t, "a second apply records what the first one made")
+
+	s.recreateDatabase(t, db)
+	plan := w.run("plan").mustSucceed(t, "plan")
+	if acts := plannedActions(plan); acts["tenantdb_tenant_grant.g"] != "update" || acts["tenantdb_tenant_owner.o"] != "update" {
+		t.Fatalf("the plan does not show the owner's and the grant's revokes on the re-created database: %v\n%+v", acts, plan.Diagnostics)
 	}
 }

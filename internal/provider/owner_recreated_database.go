@@ -67,11 +67,15 @@ func readOwnerDatabase(ctx context.Context, srv *dbclient.Server, t ownerTarget,
 		state.Privileges = privilegeSetValue(nil)
 		return
 	}
-	if recorded == "" || replaced || (dbclient.Compare(recorded, current) == dbclient.Unproven && current.Strong()) {
+	if recorded == "" || replaced || (dbclient.Compare(recorded, current) == dbclient.Unproven && current.Strong()) ||
+		(recorded.NeedsMark() && current.Strong()) {
 		// Nothing recorded yet, or a database a tenantdb_tenant_database
 		// made (a claim mark as its comment: the configuration re-created
 		// it after a drop): its own. A tenant can write a mark's form only
-		// on its own database, which this already is.
+		// on its own database, which this already is. Recorded without a
+		// mark (imported with it) and marked since (the database's first
+		// apply): the mark is its identity from now on, or a later
+		// re-creation would read the same as the unmarked import.
 		diags.Append(recordPrivate(ctx, resp, ownerDatabaseKey, compactIdentity(current))...)
 	}
 }
