@@ -310,7 +310,23 @@ func TestAccMySQLIdentity_importedTenantFollowsMark(t *testing.T) {
 	s.exec(t, "", fmt.Sprintf("GRANT SELECT ON %s.* TO '%s'@'%%'", s.ident(strings.ReplaceAll(db, "_", `\_`)), reader))
 	w := newCLIWorkspace(t)
 	w.write(s.serverHCL("") + ownerHCL(db, owner, "Peer-pw-1", 1, "") +
-		grantHCL("g", "tenantdb_tenant_database.db.name", reader, `["SELECT"]`, "") + fmt.Sprintf(`
+		grantHCL("g", "tenantdb_tenant_database.db.name", reader, `["SELECT"]`, "") + s.tenantImportBlocks(db, owner, reader))
+	w.run("apply", "-auto-approve").mustSucceed(t, "import the tenant")
+	s.requireMark(t, db)
+	w.run("apply", "-auto-approve").mustSucceed(t, "a second apply records what the first one made")
+
+	s.recreateDatabase(t, db)
+	plan := w.run("plan").mustSucceed(t, "plan")
+	if acts := plannedActions(plan); acts["tenantdb_tenant_grant.g"] != "update" || acts["tenantdb_tenant_owner.o"] != "update" {
+		t.Fatalf("the plan does not show the owner's and the grant's revokes on the re-created database: %v\n%+v", acts, plan.Diagnostics)
+	}
+}
+
+// tenantImportBlocks are the import blocks that adopt database db, its
+// owner login and the grant to grantee into tenantdb_tenant_database.db,
+// tenantdb_tenant_owner.o and tenantdb_tenant_grant.g.
+func (s accServer) tenantImportBlocks(db, owner, grantee string) string {
+	return fmt.Sprintf(`
 import {
   to = tenantdb_tenant_database.db
   id = %q
@@ -324,14 +340,5 @@ import {
   id = %q
 }
 `, s.importID(map[string]any{"name": db}), s.importID(map[string]any{"database": db, "username": owner}),
-			s.importID(map[string]any{"database": db, "username": reader})))
-	w.run("apply", "-auto-approve").mustSucceed(t, "import the tenant")
-	s.requireMark(t, db)
-	w.run("apply", "-auto-approve").mustSucceed(t, "a second apply records what the first one made")
-
-	s.recreateDatabase(t, db)
-	plan := w.run("plan").mustSucceed(t, "plan")
-	if acts := plannedActions(plan); acts["tenantdb_tenant_grant.g"] != "update" || acts["tenantdb_tenant_owner.o"] != "update" {
-		t.Fatalf("the plan does not show the owner's and the grant's revokes on the re-created database: %v\n%+v", acts, plan.Diagnostics)
-	}
+		s.importID(map[string]any{"database": db, "username": grantee}))
 }

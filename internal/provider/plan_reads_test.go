@@ -116,20 +116,7 @@ import {
   to = tenantdb_db_server.main
   id = %q
 }
-import {
-  to = tenantdb_tenant_database.db
-  id = %q
-}
-import {
-  to = tenantdb_tenant_owner.o
-  id = %q
-}
-import {
-  to = tenantdb_tenant_grant.g
-  id = %q
-}
-`, string(server), s.importID(map[string]any{"name": db}), s.importID(map[string]any{"database": db, "username": owner}),
-				s.importID(map[string]any{"database": db, "username": reader}))
+`, string(server)) + s.tenantImportBlocks(db, owner, reader)
 			body := func(pw string, version int) string {
 				return s.serverHCL("") + ownerHCL(db, owner, pw, version, "") + grantHCL("g", "tenantdb_tenant_database.db.name", reader, `["SELECT", "INSERT"]`, "")
 			}
