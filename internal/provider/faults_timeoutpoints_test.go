@@ -89,6 +89,9 @@ func (s accServer) applyTimedOutAt(t *testing.T, w *cliWorkspace, k int) ([]stri
 	if k > 0 && err != nil {
 		t.Logf("the apply with a timeout at statement %d (%s) failed, as it may:\n%s", k, statementAt(stmts, k), lastLines(out.String(), 12))
 	}
+	if k > 0 && reached {
+		tallyKill(fmt.Sprintf("timeout/%s/stopped/%s", s.Engine, timeoutLanded(err, out.String())))
+	}
 	return stmts, reached
 }
 
@@ -104,4 +107,20 @@ func statementAt(stmts []string, k int) string {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// timeoutLanded says where a timeout point's cancel landed, from the
+// apply's output: the server stopped the statement ("on the server":
+// MySQL/MariaDB KILL QUERY, PostgreSQL's cancel request), the statement
+// had finished and a later step found the context ended ("after the
+// statement"), or the apply succeeded (the statement was the operation's
+// last and what followed read its outcome back).
+func timeoutLanded(err error, out string) string {
+	switch {
+	case err == nil:
+		return "apply_succeeded"
+	case strings.Contains(out, "KILL QUERY") || strings.Contains(out, "canceling statement due to user request"):
+		return "on_the_server"
+	}
+	return "after_the_statement"
 }
