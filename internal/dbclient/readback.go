@@ -2,18 +2,22 @@
 
 package dbclient
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // readBackContext is for the reads that record what an operation's
-// statements did once they committed: the operation's deadline may have
-// passed in between (a cancel that reached the server after COMMIT finds
-// nothing to stop), and an error then would leave a finished object that
-// state does not record and no apply may adopt. So the read outlives the
-// deadline, bounded by cancelWait like the cancel itself. Before the
-// deadline, ctx is used as it is.
+// statements did once they committed: the operation's deadline may pass
+// before or during them (a cancel that reaches the server after COMMIT
+// finds nothing to stop), and an error then would leave a finished object
+// that state does not record and no apply may adopt. So the read keeps
+// the operation's deadline, or cancelWait from now when that is later,
+// and is not ended by the operation's cancel.
 func readBackContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if ctx.Err() == nil {
-		return ctx, func() {}
+	until := time.Now().Add(cancelWait)
+	if d, ok := ctx.Deadline(); ok && d.After(until) {
+		until = d
 	}
-	return context.WithTimeout(context.WithoutCancel(ctx), cancelWait)
+	return context.WithDeadline(context.WithoutCancel(ctx), until)
 }
