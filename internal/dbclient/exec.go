@@ -80,6 +80,8 @@ func retryIf(ctx context.Context, spec Spec, idempotent bool, fn func(context.Co
 
 // exec is Exec for the tenant operations, which invalidate precisely.
 func (s *Server) exec(ctx context.Context, plan ddl.Plan) error {
+	// What the statements change, the operation's next reads see.
+	forgetDatabaseReads(ctx)
 	if !plan.Empty() {
 		// Whatever the statements touched, refreshes read it again.
 		defer s.invalidateAccounts()

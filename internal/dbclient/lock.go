@@ -38,7 +38,7 @@ func (s *Server) withLock(ctx context.Context, tenant ddl.DatabaseName, fn func(
 		return err
 	}
 	defer release()
-	ctx = withConnIDCache(context.WithValue(ctx, tenantKey{}, tenant.String()))
+	ctx = withDatabaseReads(withConnIDCache(context.WithValue(ctx, tenantKey{}, tenant.String())))
 	return fn(context.WithValue(ctx, lockedConnKey{}, conn))
 }
 

@@ -35,6 +35,18 @@ func (s *Server) Database(ctx context.Context, name ddl.DatabaseName) (*Database
 
 // databaseDirect reads one database with its own query.
 func (s *Server) databaseDirect(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
+	if st, ok := cachedDatabase(ctx, name.String()); ok {
+		return st, nil
+	}
+	st, err := s.readDatabaseDirect(ctx, name)
+	if err == nil {
+		rememberDatabase(ctx, name.String(), st)
+	}
+	return st, err
+}
+
+// readDatabaseDirect is databaseDirect's round trip.
+func (s *Server) readDatabaseDirect(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
 	var st DatabaseState
 	err := s.query(ctx, func(ctx context.Context, db queryer) error {
 		return db.QueryRowContext(ctx, s.databaseQuery(name.String()), name.String()).
