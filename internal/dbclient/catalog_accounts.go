@@ -76,7 +76,7 @@ func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]
 	case s.info.Flavor == ddl.FlavorMariaDB:
 		q = `SELECT User, COALESCE(JSON_VALUE(Priv, '$.password_last_changed'), '') FROM mysql.global_priv WHERE Host = '%'`
 	case ddl.StoresLoginMark(s.info):
-		q = `SELECT USER, COALESCE(JSON_UNQUOTE(JSON_EXTRACT(ATTRIBUTE, '$.tenantdb')), '') FROM information_schema.USER_ATTRIBUTES WHERE HOST = '%'`
+		q = `SELECT u.User, ` + mysqlLoginValue + ` FROM mysql.user u WHERE u.Host = '%'`
 	default:
 		q = `SELECT User, '' FROM mysql.user WHERE Host = '%'`
 	}

@@ -28,19 +28,18 @@ import (
 //	mysql-login:<server_uuid>:<mark>      MySQL 8.0.21+: a claim mark kept as a
 //	                                       JSON ATTRIBUTE by CREATE USER itself
 //	                                       (mark empty before 8.0.21).
-//	                                       A principal tenantdb did not create
-//	                                       (a grantee) has no mark: tenantdb never
-//	                                       writes to it, and MySQL keeps nothing
-//	                                       else on an account that a re-created
-//	                                       one cannot inherit, save the time its
-//	                                       password was set, which the login may
-//	                                       change itself. So its identity names
-//	                                       the server only: a grantee dropped and
-//	                                       re-created under its name is taken for
-//	                                       the same one (granted to as declared,
-//	                                       revoked from on destroy: revoking is
-//	                                       always safe), rather than refused every
-//	                                       time it sets its own password.
+//	mysql-login:<server_uuid>:@<unix time> MySQL 8.0.21+, a principal tenantdb
+//	                                       did not create (a grantee): no mark,
+//	                                       because tenantdb never writes to it;
+//	                                       the time its password was last set
+//	                                       tells a re-created account apart, as
+//	                                       on MariaDB, and a password the login
+//	                                       set itself makes it Unproven (never
+//	                                       granted to; destroy revokes).
+//	                                       Earlier versions recorded it as
+//	                                       mysql-login:<server_uuid>: (the server
+//	                                       only): read as Same, then recorded
+//	                                       again in this form.
 
 // LoginIdentity reads a login's identity from the server; found is false
 // when it does not exist.
@@ -74,6 +73,15 @@ func (s *Server) loginIdentity(ctx context.Context, user ddl.Username, fromSnaps
 	return Identity("mysql-login:" + sid + ":" + v), true, nil
 }
 
+// mysqlLoginValue is a MySQL 8.0.21+ login's identity value, from mysql.user
+// u: its tenantdb ATTRIBUTE mark, or, without one, "@" and the time its
+// password was last set. Names compare as bytes (the two tables' collations
+// differ, and account names are case-sensitive).
+const mysqlLoginValue = `COALESCE((SELECT JSON_UNQUOTE(JSON_EXTRACT(a.ATTRIBUTE, '$.tenantdb'))
+    FROM information_schema.USER_ATTRIBUTES a
+    WHERE CAST(a.USER AS BINARY) = CAST(u.User AS BINARY) AND CAST(a.HOST AS BINARY) = CAST(u.Host AS BINARY)),
+  CONCAT('@', COALESCE(UNIX_TIMESTAMP(u.password_last_changed), 0)))`
+
 // loginValue reads the one value a login's identity is made of.
 func (s *Server) loginValue(ctx context.Context, user ddl.Username) (string, bool, error) {
 	var v string
@@ -89,7 +97,7 @@ func (s *Server) loginValue(ctx context.Context, user ddl.Username) (string, boo
 		if !ddl.StoresLoginMark(s.info) {
 			return db.QueryRowContext(ctx, `SELECT '' FROM mysql.user WHERE User = ? AND Host = '%'`, user.String()).Scan(&v)
 		}
-		return db.QueryRowContext(ctx, `SELECT COALESCE(JSON_UNQUOTE(JSON_EXTRACT(ATTRIBUTE, '$.tenantdb')), '') FROM information_schema.USER_ATTRIBUTES WHERE USER = ? AND HOST = '%'`,
+		return db.QueryRowContext(ctx, `SELECT `+mysqlLoginValue+` FROM mysql.user u WHERE u.User = ? AND u.Host = '%'`,
 			user.String()).Scan(&v)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
@@ -127,10 +135,16 @@ func CompareLogins(recorded, got Identity) Verdict {
 	rk, _, _ := strings.Cut(string(recorded), ":")
 	gk, _, _ := strings.Cut(string(got), ":")
 	if rk == "mysql-login" && gk == rk {
-		rsid := strings.SplitN(string(recorded), ":", 3)[1]
-		gsid := strings.SplitN(string(got), ":", 3)[1]
-		if rsid != gsid {
+		r := strings.SplitN(string(recorded), ":", 3)
+		g := strings.SplitN(string(got), ":", 3)
+		if len(r) != 3 || len(g) != 3 || r[1] != g[1] {
 			return OtherServer
+		}
+		switch _, gTime := strings.CutPrefix(g[2], "@"); {
+		case gTime && strings.HasPrefix(r[2], "@"):
+			return Unproven // an unmarked principal's password was set since (maybe by itself)
+		case gTime && r[2] == "":
+			return Same // recorded by an earlier version, which kept the server only
 		}
 		return Replaced
 	}

@@ -24,6 +24,8 @@ func TestLoginIdentityCompact(t *testing.T) {
 	}{
 		{"owner (CREATE USER's mark)", "mysql-login:" + uuid + ":" + mark, true, 44},
 		{"principal without a mark", "mysql-login:" + uuid + ":", true, 23},
+		{"principal: when its password was set", "mysql-login:" + uuid + ":@1796193614", true, 33},
+		{"leading zero: kept", "mysql-login:" + uuid + ":@01796193614", false, 0},
 		{"upper-case uuid: kept", "mysql-login:" + strings.ToUpper(uuid) + ":" + mark, false, 0},
 		{"foreign attribute value: kept", "mysql-login:" + uuid + ":something-else", false, 0},
 		{"short mark: kept", "mysql-login:" + uuid + ":tenantdb:0011", false, 0},

@@ -415,10 +415,11 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 			resp.State.RemoveResource(ctx)
 			return
 		case vP == dbclient.Unproven:
-			// A MariaDB principal whose password was set since (it may set its
-			// own): kept with its recorded identity, so destroy revokes.
+			// A MariaDB principal (or a MySQL one tenantdb did not create)
+			// whose password was set since (it may set its own): kept with
+			// its recorded identity, so destroy revokes.
 			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, "The principal's password was set since this "+
-				"grant was made (by the principal itself, which any MariaDB login may do, by an administrator, or "+
+				"grant was made (by the principal itself, which any MariaDB login, or MySQL login tenantdb did not create, may do, by an administrator, or "+
 				"because it was dropped and re-created outside Terraform): it may be another principal, not the one this "+
 				"grant was made for, and nothing proves otherwise. The grant stays in state as last read; nothing is granted to it until it is adopted again "+
 				"(terraform state rm, then import), and a destroy revokes what it holds on the database.")
