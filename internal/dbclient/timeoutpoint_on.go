@@ -32,7 +32,8 @@ var timeoutPoint struct {
 }
 
 // timeoutPointDelay: long enough for the statement to reach the server,
-// short enough to land while most DDL still runs.
+// short enough to land while most DDL still runs
+// (TENANTDB_TIMEOUTPOINT_DELAY_US overrides it).
 const timeoutPointDelay = 2 * time.Millisecond
 
 func init() {
@@ -41,6 +42,10 @@ func init() {
 		return
 	}
 	at, _ := strconv.Atoi(os.Getenv("TENANTDB_TIMEOUTPOINT_AT"))
+	delay := timeoutPointDelay
+	if us, err := strconv.Atoi(os.Getenv("TENANTDB_TIMEOUTPOINT_DELAY_US")); err == nil {
+		delay = time.Duration(us) * time.Microsecond
+	}
 	hook := func(ctx context.Context, st ddl.Statement) {
 		timeoutPoint.Lock()
 		defer timeoutPoint.Unlock()
@@ -48,7 +53,7 @@ func init() {
 		line := fmt.Sprintf("%d %s\n", timeoutPoint.n, st)
 		if timeoutPoint.n == at {
 			if cancel, ok := faultpoint.OperationCancel(ctx); ok {
-				time.AfterFunc(timeoutPointDelay, cancel)
+				time.AfterFunc(delay, cancel)
 				line += "timeout\n"
 			} else {
 				line += "no operation to end\n"
