@@ -456,6 +456,8 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 // DropOwner drops a login this resource created, if it is still the
 // recorded one. On PostgreSQL what it owns in db (the database itself, its
 // tables) is first reassigned to the admin, so no table is lost with it.
+// A MySQL login that defines views, routines, triggers or events is kept,
+// revoked and locked, with a *DefinerKept error (definer_kept.go).
 func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (DropOutcome, Check, error) {
 	defer s.invalidateDatabase(db)
 	outcome := Dropped
@@ -487,7 +489,8 @@ func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		if err != nil {
 			return err
 		}
-		return s.exec(ctx, drop)
+		// MySQL keeps a login that defines objects: revoked and locked.
+		return s.keepDefiner(ctx, db, user, s.exec(ctx, drop))
 	})
 	return outcome, c, err
 }
@@ -502,7 +505,7 @@ func (s *Server) dropOwnerLocked(ctx context.Context, db ddl.DatabaseName, user 
 	if err := fault(faultDropOldOwner, user.String()); err != nil {
 		return err
 	}
-	return s.exec(ctx, s.dialect().DropLogin(db, user))
+	return s.keepDefiner(ctx, db, user, s.exec(ctx, s.dialect().DropLogin(db, user)))
 }
 
 // requireAdministers refuses (MissingAdminRights, naming the fix) when

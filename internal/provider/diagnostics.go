@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
@@ -88,6 +89,7 @@ const (
 	summaryConfigureType    = "Unexpected Resource Configure Type"
 	summaryMarkPlanned      = "Identity: this apply gives an imported database its claim mark"
 	summaryCommentReplaced  = "Identity: the database's comment was replaced by its claim mark"
+	summaryDefinerKept      = "Owner login kept: MySQL refuses to drop a definer"
 )
 
 // addRefreshWarning: Read could not reach the server (or has no password
@@ -213,4 +215,34 @@ func addCommentReplacedWarning(diags *diag.Diagnostics, object, comment string) 
 	diags.AddWarning(summaryCommentReplaced, fmt.Sprintf("%s: its comment %q was replaced by tenantdb's claim mark, "+
 		"which is now what identifies it. Keep annotations elsewhere: an edited comment leaves the database unproven "+
 		"(nothing is altered or dropped until the mark is restored).", object, comment))
+}
+
+// addDefinerKeptWarning: destroy left the owner login (or a rotated-out
+// one) on the server, revoked and locked, and removes it from state:
+// failing instead would keep it in state forever and, under
+// deletion_policy = "delete", block the destroy of the database whose
+// DROP is what removes the objects it defines.
+func addDefinerKeptWarning(diags *diag.Diagnostics, k *dbclient.DefinerKept) {
+	diags.AddWarning(summaryDefinerKept, fmt.Sprintf("Login %q of database %q on server %q: MySQL refuses to drop it "+
+		"(error 4006) because it is the DEFINER of:\n%s\n\nIt was kept: every privilege it held on database %q was "+
+		"revoked and the account locked (ACCOUNT LOCK), so it can neither log in nor reach the tenant's data. The "+
+		"resource is removed from state. %s\n\nOnce it defines nothing (DROP DATABASE removes what it defines in the "+
+		"tenant's database: under deletion_policy = \"delete\" the database's destroy does; objects elsewhere must be "+
+		"dropped or re-created by another login), drop it as the admin:\n\n  %s\n\nA DBA holding those rights may "+
+		"also drop it now; its objects then fail when used until re-created.",
+		k.User, k.DB, k.Server, k.ObjectList(), k.DB, definerDropRights, ddl.DropUserStatement(k.User)))
+}
+
+// addDefinerPendingWarning: a rotation's drop of the old login met the
+// same refusal; the old login stays pending (previous_username), revoked
+// and locked, and every apply retries its drop.
+func addDefinerPendingWarning(diags *diag.Diagnostics, k *dbclient.DefinerKept, t ownerTarget) {
+	diags.AddWarning(summaryDefinerKept, fmt.Sprintf("Old login %q of the owner of database %q on server %q: MySQL "+
+		"refuses to drop it (error 4006) because it is the DEFINER of:\n%s\n\nIt stays in previous_username and the "+
+		"next apply (or destroy) retries the drop. Meanwhile every privilege it held on database %q was revoked and "+
+		"the account locked (ACCOUNT LOCK): it can neither log in nor reach the tenant's data, and the objects above "+
+		"fail when used (they run with their definer's privileges). Re-create them as the new owner %q, connected as "+
+		"it (CREATE OR REPLACE VIEW with the same definition; DROP and CREATE again each routine, trigger and event); "+
+		"the next apply then drops the old login. %s A DBA holding them may instead drop it:\n\n  %s",
+		k.User, k.DB, k.Server, k.ObjectList(), k.DB, t.user, definerDropRights, ddl.DropUserStatement(k.User)))
 }

@@ -34,6 +34,7 @@ func TestDiagnostics_fixedSummaries(t *testing.T) {
 		summaryInvalidImportID:  "Invalid import ID",
 		summarySettingsUnknown:  "Server settings are not known",
 		summaryConfigureType:    "Unexpected Resource Configure Type",
+		summaryDefinerKept:      "Owner login kept: MySQL refuses to drop a definer",
 	} {
 		if got != want {
 			t.Errorf("summary %q, pinned %q", got, want)

@@ -58,7 +58,7 @@ func (u *ownerUpdate) backToPending(ctx context.Context, err error) bool {
 		return false
 	}
 	var drop diag.Diagnostics
-	still := dropPendingLogins(ctx, u.srv, u.t, u.pending.only(name), &drop)
+	still := dropPendingLogins(ctx, u.srv, u.t, u.pending.only(name), false, &drop)
 	if len(still) == 0 {
 		u.pending = u.pending.without(name)
 		return true

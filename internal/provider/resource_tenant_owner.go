@@ -502,7 +502,7 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 		addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q to drop login %q (it stays in state; destroy again when the server is reachable)", t.ref.Name, t.user), err)
 		return
 	}
-	if still := dropPendingLogins(ctx, srv, t, pending, &resp.Diagnostics); len(still) > 0 {
+	if still := dropPendingLogins(ctx, srv, t, pending, true, &resp.Diagnostics); len(still) > 0 {
 		addOldLoginsLeftError(&resp.Diagnostics, still.value().ValueString(), t.db)
 		state.PreviousUsername = still.value()
 		resp.Diagnostics.Append(still.record(ctx, resp.Private)...)
@@ -514,6 +514,10 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 		return // an imported owner is never dropped
 	}
 	outcome, check, err := srv.DropOwner(ctx, t.db, t.user, recorded)
+	if k := definerKept(err); k != nil {
+		addDefinerKeptWarning(&resp.Diagnostics, k) // revoked and locked: see its comment
+		return
+	}
 	if err != nil {
 		addError(&resp.Diagnostics, fmt.Sprintf("drop login %q (it stays in state)", t.user), err)
 		return

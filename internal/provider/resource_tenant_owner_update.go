@@ -145,7 +145,7 @@ func (u *ownerUpdate) rotateUsername(ctx context.Context) error {
 	u.recorded, u.created, u.rotatedNow = newID, true, true
 	if dropErr != nil && oldCreated {
 		u.pending = u.pending.add(u.old.user.String(), oldID)
-		addOldLoginPendingWarning(&u.resp.Diagnostics, u.old.user, u.t, dropErr)
+		addPendingDropWarning(&u.resp.Diagnostics, u.old.user, u.t, dropErr)
 	}
 	return nil
 }
@@ -210,7 +210,7 @@ func (u *ownerUpdate) dropPendingLogins(ctx context.Context) error {
 			// joins it again if a later rotation moves away from it.
 			continue
 		}
-		keep = append(keep, dropPendingLogins(ctx, u.srv, u.t, pendingLogins{p}, &u.resp.Diagnostics)...)
+		keep = append(keep, dropPendingLogins(ctx, u.srv, u.t, pendingLogins{p}, false, &u.resp.Diagnostics)...)
 	}
 	u.pending = keep
 	return nil
@@ -251,7 +251,9 @@ var errPasswordUnknown = fmt.Errorf("the password is not known (see the error ab
 // dropPendingLogins drops each pending login if it is still the recorded
 // one and returns those still pending. A login that is gone, or no longer
 // ours, leaves the list (the latter with a warning: it is never dropped).
-func dropPendingLogins(ctx context.Context, srv *dbclient.Server, t ownerTarget, pending pendingLogins, diags *diag.Diagnostics) pendingLogins {
+// When destroying, so does one MySQL keeps because it defines objects
+// (revoked and locked, with a warning): see addDefinerKeptWarning.
+func dropPendingLogins(ctx context.Context, srv *dbclient.Server, t ownerTarget, pending pendingLogins, destroying bool, diags *diag.Diagnostics) pendingLogins {
 	still := pendingLogins{}
 	for _, p := range pending {
 		prev, err := ddl.NewUsername(t.ref.engine(), p.Name)
@@ -261,8 +263,12 @@ func dropPendingLogins(ctx context.Context, srv *dbclient.Server, t ownerTarget,
 			continue
 		}
 		outcome, check, err := srv.DropOwner(ctx, t.db, prev, p.Identity)
+		if k := definerKept(err); k != nil && destroying {
+			addDefinerKeptWarning(diags, k)
+			continue
+		}
 		if err != nil {
-			addOldLoginPendingWarning(diags, prev, t, err)
+			addPendingDropWarning(diags, prev, t, err)
 			still = append(still, p)
 			continue
 		}

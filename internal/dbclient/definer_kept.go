@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// codeDefinerReferenced is MySQL's ER_CANNOT_USER_REFERENCED_AS_DEFINER
+// (8.0.22+): DROP USER of a login that is the DEFINER of a view, stored
+// routine, trigger or event, by an account without SET_ANY_DEFINER (see
+// ddl/definer_kept.go for why the admin must not have it). The drop is
+// atomic: nothing changed.
+const codeDefinerReferenced = "mysql:4006"
+
+// maxDefinedListed bounds the objects a diagnostic lists.
+const maxDefinedListed = 20
+
+// DefinerKept is the outcome of an owner drop MySQL refused because the
+// login defines objects: the login was kept, its privileges on the
+// database revoked and the account locked. It carries names only.
+type DefinerKept struct {
+	Server  string
+	DB      ddl.DatabaseName
+	User    ddl.Username
+	Objects []string // e.g. "VIEW `acme`.`v`", at most maxDefinedListed
+	More    int      // how many more objects it defines
+}
+
+// ObjectList is the objects, one per line, indented.
+func (e *DefinerKept) ObjectList() string {
+	s := "  - " + strings.Join(e.Objects, "\n  - ")
+	if e.More > 0 {
+		s += fmt.Sprintf("\n  - and %d more", e.More)
+	}
+	return s
+}
+
+func (e *DefinerKept) Error() string {
+	return fmt.Sprintf("server %q: MySQL refuses to drop login %q (error 4006): it is the DEFINER of:\n%s\n"+
+		"Its privileges on database %q were revoked and it was locked (ACCOUNT LOCK): it can neither log in nor "+
+		"reach the tenant's data. Dropping it needs SET_ANY_DEFINER, which tenantdb's admin must not hold.",
+		e.Server, e.User, e.ObjectList(), e.DB)
+}
+
+// keepDefiner follows a DROP USER that failed with dropErr: when MySQL
+// refused it because the login defines objects, it revokes the login's
+// privileges on db, locks it and returns a *DefinerKept naming those
+// objects; any other error is returned as it is.
+func (s *Server) keepDefiner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, dropErr error) error {
+	if s.info.Flavor != ddl.FlavorMySQL || codeOf(dropErr) != codeDefinerReferenced {
+		return dropErr
+	}
+	if err := s.exec(ctx, ddl.KeepDefinerLogin(s.dialect(), db, user)); err != nil {
+		return err
+	}
+	kept := &DefinerKept{Server: s.spec.Name, DB: db, User: user}
+	objects, err := s.definedObjects(ctx, user)
+	if err != nil {
+		return err
+	}
+	if len(objects) > maxDefinedListed {
+		kept.More = len(objects) - maxDefinedListed
+		objects = objects[:maxDefinedListed]
+	}
+	kept.Objects = objects
+	return kept
+}
+
+// definedObjects lists what user is the DEFINER of, in every schema the
+// admin can see (its global SELECT, SHOW VIEW, EXECUTE, TRIGGER and EVENT
+// show them all). One query per kind: information_schema's columns differ
+// in collation, which a UNION would have to reconcile.
+func (s *Server) definedObjects(ctx context.Context, user ddl.Username) ([]string, error) {
+	queries := []string{
+		`SELECT 'VIEW', TABLE_SCHEMA, TABLE_NAME FROM information_schema.VIEWS WHERE DEFINER = ? ORDER BY 2, 3`,
+		`SELECT ROUTINE_TYPE, ROUTINE_SCHEMA, ROUTINE_NAME FROM information_schema.ROUTINES WHERE DEFINER = ? ORDER BY 2, 3`,
+		`SELECT 'TRIGGER', TRIGGER_SCHEMA, TRIGGER_NAME FROM information_schema.TRIGGERS WHERE DEFINER = ? ORDER BY 2, 3`,
+		`SELECT 'EVENT', EVENT_SCHEMA, EVENT_NAME FROM information_schema.EVENTS WHERE DEFINER = ? ORDER BY 2, 3`,
+	}
+	var out []string
+	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+		out = nil
+		for _, query := range queries {
+			rows, err := q.QueryContext(ctx, query, ddl.MySQLDefiner(user))
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var kind, schema, name string
+				if err := rows.Scan(&kind, &schema, &name); err != nil {
+					rows.Close()
+					return err
+				}
+				out = append(out, fmt.Sprintf("%s %s.%s", kind, backquote(schema), backquote(name)))
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, s.readError("list the objects login "+user.String()+" is the DEFINER of", err)
+	}
+	return out, nil
+}
+
+// backquote writes a name as MySQL quotes an identifier, for reading only:
+// diagnostics name objects, they never run this text.
+func backquote(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package ddl
+
+// MySQL 8.0.22+ refuses DROP USER of a login that is the DEFINER of a view,
+// stored routine, trigger or event (error 4006) unless the dropper holds
+// SET_ANY_DEFINER and ALLOW_NONEXISTENT_DEFINER (8.2+) or SET_USER_ID:
+// rights the minimal admin must not have (SET_ANY_DEFINER lets it create
+// SQL SECURITY DEFINER objects as any account, root included). A tenant
+// owner holding ALL on its database may define such objects, so its login
+// is then kept instead: its privileges on the database are revoked
+// (RevokeGrant) and it is locked, so it can neither log in nor reach the
+// tenant's data, and a human drops it once it defines nothing.
+
+// KeepDefinerLogin revokes what user holds on db and locks it: what stays
+// of an owner login MySQL will not drop. CREATE USER, which the admin
+// holds, covers ALTER USER … ACCOUNT LOCK.
+func KeepDefinerLogin(d Dialect, db DatabaseName, user Username) Plan {
+	p := RevokeGrant(d, db, user, Username{}, PostgresGrantScope{})
+	p.Statements = append(p.Statements, sql("ALTER USER ", mysqlAccount(user), " ACCOUNT LOCK").done())
+	return p
+}
+
+// MySQLDefiner is how information_schema's DEFINER columns name user's
+// account ('user@%'): the value to look its objects up by.
+func MySQLDefiner(user Username) string { return user.s + "@%" }
