@@ -200,6 +200,27 @@ func TestAccTenantOwner_definerKept(t *testing.T) {
 					t.Fatalf("the re-created view reads %d rows, want 2", n)
 				}
 			})
+			t.Run("rotationThenDestroy", func(t *testing.T) {
+				// A pending old login MySQL keeps leaves state on destroy
+				// too, revoked and locked: otherwise the owner would stay in
+				// state forever, and under delete block the database's drop.
+				db, old, cur, pw := uniqueName("dkx"), uniqueName("dkx_a"), uniqueName("dkx_b"), "Dkx-pw-1"
+				t.Cleanup(func() { s.dropDatabase(t, db); s.dropLogins(t, old, cur) })
+				w := newCLIWorkspace(t)
+				w.write(s.serverHCL("") + ownerHCL(db, old, pw, 1, ""))
+				w.run("apply", "-auto-approve").mustSucceed(t, "create")
+				s.definerTenant(t, old, pw, db)
+				w.write(s.serverHCL("") + ownerHCL(db, cur, pw, 1, ""))
+				w.run("apply", "-auto-approve").mustSucceed(t, "rotate")
+				r := w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+				if w.stateHas("tenantdb_tenant_owner") {
+					t.Fatal("the owner is still in state")
+				}
+				if s.loginExists(t, cur) {
+					t.Fatal("the current owner login, which defines nothing, was not dropped")
+				}
+				s.requireDestroyedOwner(t, r, old, pw, db)
+			})
 		})
 	}
 }
