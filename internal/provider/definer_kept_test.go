@@ -106,6 +106,20 @@ func (s accServer) requireDestroyedOwner(t *testing.T, r cliResult, user, pw, db
 	return true
 }
 
+// rotatedDefinerTenant: an owner whose login defined a view and a
+// procedure, then a username rotation; r is the rotation's apply.
+func (s accServer) rotatedDefinerTenant(t *testing.T, prefix string) (w *cliWorkspace, db, old, cur, pw string, r cliResult) {
+	t.Helper()
+	db, old, cur, pw = uniqueName(prefix), uniqueName(prefix+"_a"), uniqueName(prefix+"_b"), "Rot-pw-1"
+	t.Cleanup(func() { s.dropDatabase(t, db); s.dropLogins(t, old, cur) })
+	w = newCLIWorkspace(t)
+	w.write(s.serverHCL("") + ownerHCL(db, old, pw, 1, ""))
+	w.run("apply", "-auto-approve").mustSucceed(t, "create")
+	s.definerTenant(t, old, pw, db)
+	w.write(s.serverHCL("") + ownerHCL(db, cur, pw, 1, ""))
+	return w, db, old, cur, pw, w.run("apply", "-auto-approve").mustSucceed(t, "rotate")
+}
+
 // TestAccTenantOwner_definerKept (issue 35): MySQL 8.0.22+ refuses DROP
 // USER of a login that defines views or routines (4006) unless the dropper
 // holds SET_ANY_DEFINER, which the admin must not. Destroy keeps the owner
@@ -163,14 +177,7 @@ func TestAccTenantOwner_definerKept(t *testing.T) {
 				}
 			})
 			t.Run("rotation", func(t *testing.T) {
-				db, old, cur, pw := uniqueName("dkn"), uniqueName("dkn_a"), uniqueName("dkn_b"), "Dkn-pw-1"
-				t.Cleanup(func() { s.dropDatabase(t, db); s.dropLogins(t, old, cur) })
-				w := newCLIWorkspace(t)
-				w.write(s.serverHCL("") + ownerHCL(db, old, pw, 1, ""))
-				w.run("apply", "-auto-approve").mustSucceed(t, "create")
-				s.definerTenant(t, old, pw, db)
-				w.write(s.serverHCL("") + ownerHCL(db, cur, pw, 1, ""))
-				r := w.run("apply", "-auto-approve").mustSucceed(t, "rotate")
+				w, db, old, cur, pw, r := s.rotatedDefinerTenant(t, "dkn")
 				if err := s.as(cur, pw, db, "INSERT INTO "+s.table(db, "t")+" VALUES (8)", "CREATE TABLE "+s.table(db, "t2")+" (v int)"); err != nil {
 					t.Fatalf("the new owner cannot work: %v", err)
 				}
@@ -204,14 +211,7 @@ func TestAccTenantOwner_definerKept(t *testing.T) {
 				// A pending old login MySQL keeps leaves state on destroy
 				// too, revoked and locked: otherwise the owner would stay in
 				// state forever, and under delete block the database's drop.
-				db, old, cur, pw := uniqueName("dkx"), uniqueName("dkx_a"), uniqueName("dkx_b"), "Dkx-pw-1"
-				t.Cleanup(func() { s.dropDatabase(t, db); s.dropLogins(t, old, cur) })
-				w := newCLIWorkspace(t)
-				w.write(s.serverHCL("") + ownerHCL(db, old, pw, 1, ""))
-				w.run("apply", "-auto-approve").mustSucceed(t, "create")
-				s.definerTenant(t, old, pw, db)
-				w.write(s.serverHCL("") + ownerHCL(db, cur, pw, 1, ""))
-				w.run("apply", "-auto-approve").mustSucceed(t, "rotate")
+				w, db, old, cur, pw, _ := s.rotatedDefinerTenant(t, "dkx")
 				r := w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
 				if w.stateHas("tenantdb_tenant_owner") {
 					t.Fatal("the owner is still in state")
