@@ -3,14 +3,17 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
 )
 
 // TestDefinerKeptWarnings: both warnings have the fixed summary (pinned in
@@ -90,6 +93,36 @@ func requireDefinerWarning(t *testing.T, r cliResult, user, db, pw string) {
 	}
 }
 
+// requireOnlyAccountDDL: since mark the admin ran DDL/DCL on accounts only
+// (DROP USER, REVOKE, ALTER USER … ACCOUNT LOCK): nothing that drops or
+// re-defines a tenant's view or routine. MySQL must have run the lock.
+func (s accServer) requireOnlyAccountDDL(t *testing.T, mark testserver.LogMark) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	stmts, err := s.DDLSince(ctx, mark, s.Admin.Username)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stmts) == 0 {
+		t.Fatal("the statement log shows no DDL since the mark, not even the DROP USER: it proves nothing")
+	}
+	locked := false
+	for _, st := range stmts {
+		text := strings.ToUpper(strings.TrimSpace(st.Text))
+		switch {
+		case strings.HasPrefix(text, "ALTER USER ") && strings.HasSuffix(text, " ACCOUNT LOCK"):
+			locked = true
+		case strings.HasPrefix(text, "DROP USER "), strings.HasPrefix(text, "REVOKE "):
+		default:
+			t.Errorf("the admin ran %q during the owner's destroy", st.Text)
+		}
+	}
+	if want := s.Flavor == "mysql"; locked != want {
+		t.Errorf("ACCOUNT LOCK ran: %v, want %v (statements: %v)", locked, want, stmts)
+	}
+}
+
 // requireDestroyedOwner: after the owner's destroy, MySQL kept the login
 // (revoked, locked, with the warning): true; MariaDB dropped it: false.
 func (s accServer) requireDestroyedOwner(t *testing.T, r cliResult, user, pw, db string) (kept bool) {
@@ -139,10 +172,12 @@ func TestAccTenantOwner_definerKept(t *testing.T) {
 				w.write(s.serverHCL("") + ownerHCL(db, user, pw, 1, ""))
 				w.run("apply", "-auto-approve").mustSucceed(t, "create")
 				s.definerTenant(t, user, pw, db)
+				mark := s.MarkLog(t)
 				r := w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
 				if w.stateHas("tenantdb_tenant_owner") {
 					t.Fatal("the owner is still in state")
 				}
+				s.requireOnlyAccountDDL(t, mark)
 				if n := s.count(t, "", `SELECT COUNT(*) FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'v'`, db); n != 1 {
 					t.Fatalf("the tenant's view is gone")
 				}
