@@ -74,9 +74,10 @@ func kindOf(engine string, o startOptions) string {
 // list of server kinds, e.g. "postgres" or "mariadb,mysql", or "all")
 // selects kind: "mariadb", "mysql" (MySQL 9.7, not MariaDB) or "postgres"
 // (Kinds). Unset or empty selects mariadb and postgres: MySQL runs when it
-// is named (make testacc-mysql), because the acceptance suite is not yet
-// green on it (TESTING.md) and its server needs the Debian root. Shared
-// skips the tests of kinds it leaves out.
+// is named, because its server needs root (chroot) and the Debian root
+// scripts/mysql-root.sh builds; make testacc names it in a run of its own
+// beside the others (scripts/testacc.sh). Shared skips the tests of kinds
+// it leaves out.
 func EngineSelected(kind string) bool {
 	v := strings.TrimSpace(os.Getenv(EnvEngines))
 	if v == "" {
