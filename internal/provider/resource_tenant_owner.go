@@ -71,6 +71,12 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"change or drop: a login re-created by someone else is never altered or dropped (on MariaDB, one re-created " +
 			"within the same second as the original cannot be told apart; an out-of-band password reset there makes " +
 			"the login look replaced, so tenantdb then leaves it alone until it is imported again).\n\n" +
+			"**MySQL logins that define views, routines, triggers or events.** MySQL 8.0.22+ refuses to drop such a " +
+			"login without `SET_ANY_DEFINER`, which the admin must not hold. Destroy then revokes every privilege it " +
+			"held on the database, locks it (`ACCOUNT LOCK`) and removes the resource from state with a warning that " +
+			"lists what it defines and gives the `DROP USER` for once it defines nothing (a `DROP DATABASE` removes " +
+			"what it defines there). A username rotation keeps the old login in `previous_username`, revoked and " +
+			"locked, until its objects are re-created as the new owner.\n\n" +
 			"**MySQL/MariaDB owner mark.** These engines have no database owner, so the login is created with its " +
 			"database's owner mark: `WITH MAX_UPDATES_PER_HOUR <n>`, n between 4,000,000,000 and 4,268,435,455, derived " +
 			"from the database name (a limit no workload reaches). No login can change its own limits and a " +
