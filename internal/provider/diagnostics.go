@@ -229,7 +229,8 @@ func addDefinerKeptWarning(diags *diag.Diagnostics, k *dbclient.DefinerKept) {
 		"resource is removed from state. %s\n\nOnce it defines nothing (DROP DATABASE removes what it defines in the "+
 		"tenant's database: under deletion_policy = \"delete\" the database's destroy does; objects elsewhere must be "+
 		"dropped or re-created by another login), drop it as the admin:\n\n  %s\n\nA DBA holding those rights may "+
-		"also drop it now; its objects then fail when used until re-created.",
+		"also drop it now. Either way, those of its objects that run with their definer's rights (SQL SECURITY "+
+		"DEFINER, the default) fail when used until re-created by another login.",
 		k.User, k.DB, k.Server, k.ObjectList(), k.DB, definerDropRights, ddl.DropUserStatement(k.User)))
 }
 
@@ -238,10 +239,11 @@ func addDefinerKeptWarning(diags *diag.Diagnostics, k *dbclient.DefinerKept) {
 // and locked, and every apply retries its drop.
 func addDefinerPendingWarning(diags *diag.Diagnostics, k *dbclient.DefinerKept, t ownerTarget) {
 	diags.AddWarning(summaryDefinerKept, fmt.Sprintf("Old login %q of the owner of database %q on server %q: MySQL "+
-		"refuses to drop it (error 4006) because it is the DEFINER of:\n%s\n\nIt stays in previous_username and the "+
-		"next apply (or destroy) retries the drop. Meanwhile every privilege it held on database %q was revoked and "+
-		"the account locked (ACCOUNT LOCK): it can neither log in nor reach the tenant's data, and the objects above "+
-		"fail when used (they run with their definer's privileges). Re-create them as the new owner %q, connected as "+
+		"refuses to drop it (error 4006) because it is the DEFINER of:\n%s\n\nIt stays in previous_username and every "+
+		"apply retries the drop (a destroy keeps it the same way and removes it from state). Meanwhile every "+
+		"privilege it held on database %q was revoked and the account locked (ACCOUNT LOCK): it can neither log in "+
+		"nor reach the tenant's data, and those of the objects above that run with their definer's rights (SQL "+
+		"SECURITY DEFINER, the default) fail when used. Re-create them as the new owner %q, connected as "+
 		"it (CREATE OR REPLACE VIEW with the same definition; DROP and CREATE again each routine, trigger and event); "+
 		"the next apply then drops the old login. %s A DBA holding them may instead drop it:\n\n  %s",
 		k.User, k.DB, k.Server, k.ObjectList(), k.DB, t.user, definerDropRights, ddl.DropUserStatement(k.User)))
