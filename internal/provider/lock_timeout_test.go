@@ -204,37 +204,41 @@ func TestAccLockTimeout_rotationBlocked(t *testing.T) {
 	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
 }
 
-// TestAccLockTimeout_dropBlocked (MariaDB): a session of someone else's
+// TestAccLockTimeout_dropBlocked (MariaDB, MySQL 9.7): a session of someone else's
 // has read a tenant table in an open transaction (a metadata lock), so a
 // destroy under deletion_policy = "delete" waits on DROP DATABASE. With
 // lock_timeout = "2s" it fails with a lock-timeout error, the database and
 // its rows stay (and in state), and the destroy succeeds once the session
 // ends. As above, operation_timeout is 30s and must not be what ends it.
 func TestAccLockTimeout_dropBlocked(t *testing.T) {
-	s := testAccServer(t, "mariadb")
-	db := uniqueName("lkd")
-	t.Cleanup(func() { s.dropDatabase(t, db) })
-	w := newCLIWorkspace(t)
-	w.write(withLockTestTimeouts(withLockTimeout(s.serverHCL("")+tenantDatabaseHCL(db, `  deletion_policy = "delete"`), lockTestLockTimeout)))
-	w.run("apply", "-auto-approve").mustSucceed(t, "create")
-	s.exec(t, "", "CREATE TABLE "+s.ident(db)+".t (v int)", "INSERT INTO "+s.ident(db)+".t VALUES (1)")
-	release := s.holdLock(t, "", "SELECT v FROM "+s.ident(db)+".t")
+	for _, kind := range mysqlFamily {
+		t.Run(kind, func(t *testing.T) {
+			s := testAccServer(t, kind)
+			db := uniqueName("lkd")
+			t.Cleanup(func() { s.dropDatabase(t, db) })
+			w := newCLIWorkspace(t)
+			w.write(withLockTestTimeouts(withLockTimeout(s.serverHCL("")+tenantDatabaseHCL(db, `  deletion_policy = "delete"`), lockTestLockTimeout)))
+			w.run("apply", "-auto-approve").mustSucceed(t, "create")
+			s.exec(t, "", "CREATE TABLE "+s.ident(db)+".t (v int)", "INSERT INTO "+s.ident(db)+".t VALUES (1)")
+			release := s.holdLock(t, "", "SELECT v FROM "+s.ident(db)+".t")
 
-	r, took := w.runWithin(t, blockedApplyBound, "destroy", "-auto-approve")
-	r.mustFail(t, "drop blocked by a metadata lock")
-	requireEndedByLockTimeout(t, r, took)
-	if !strings.Contains(r.Output, "lock_timeout") {
-		t.Fatalf("the error does not say the statement hit lock_timeout:\n%s", r.Output)
+			r, took := w.runWithin(t, blockedApplyBound, "destroy", "-auto-approve")
+			r.mustFail(t, "drop blocked by a metadata lock")
+			requireEndedByLockTimeout(t, r, took)
+			if !strings.Contains(r.Output, "lock_timeout") {
+				t.Fatalf("the error does not say the statement hit lock_timeout:\n%s", r.Output)
+			}
+			if !w.stateHas("tenantdb_tenant_database") {
+				t.Fatal("the database left state although it was not dropped")
+			}
+			var n int
+			if err := s.super(t, "").QueryRow("SELECT COUNT(*) FROM " + s.ident(db) + ".t").Scan(&n); err != nil || n != 1 {
+				t.Fatalf("the tenant's rows: %d, %v", n, err)
+			}
+			release()
+			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy once the session ended")
+		})
 	}
-	if !w.stateHas("tenantdb_tenant_database") {
-		t.Fatal("the database left state although it was not dropped")
-	}
-	var n int
-	if err := s.super(t, "").QueryRow("SELECT COUNT(*) FROM " + s.ident(db) + ".t").Scan(&n); err != nil || n != 1 {
-		t.Fatalf("the tenant's rows: %d, %v", n, err)
-	}
-	release()
-	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy once the session ended")
 }
 
 // TestAccOperationTimeout_rotationBlocked (PostgreSQL): with a lock_timeout

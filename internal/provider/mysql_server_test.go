@@ -197,6 +197,11 @@ func (s accServer) superStrings(t *testing.T, query string, args ...any) []strin
 	return out
 }
 
+// mysqlFamily are the server kinds that speak MySQL: tests of MySQL/MariaDB
+// behaviour run on each (each kind is skipped unless TENANTDB_TEST_ENGINES
+// selects it).
+var mysqlFamily = []string{"mariadb", "mysql"}
+
 // TestAccMySQL_serverSettings: on a MySQL server of its own, each setting a
 // careful DBA turns on leaves a tenant's whole life (database, owner,
 // grant, rotation, destroy) working and its plans empty:

@@ -108,38 +108,42 @@ func (s accServer) requireNoAdminDefaults(t *testing.T, db string) error {
 // and removing it revokes the rows: a database created later under that
 // name is not readable by the old grantee.
 func TestAccTenantGrant_rowsOutliveDroppedDatabase(t *testing.T) {
-	s := testAccServer(t, "mariadb")
-	db, user := uniqueName("gdd"), uniqueName("gddu")
-	s.principal(t, user)
-	t.Cleanup(func() { s.dropDatabase(t, db) })
-	w := newCLIWorkspace(t)
-	base := s.serverHCL("") + tenantDatabaseHCL(db, "")
-	w.write(base + grantHCL("g", "tenantdb_tenant_database."+db+".name", user, `["SELECT"]`, ""))
-	w.run("apply", "-auto-approve").mustSucceed(t, "create")
+	for _, kind := range mysqlFamily {
+		t.Run(kind, func(t *testing.T) {
+			s := testAccServer(t, kind)
+			db, user := uniqueName("gdd"), uniqueName("gddu")
+			s.principal(t, user)
+			t.Cleanup(func() { s.dropDatabase(t, db) })
+			w := newCLIWorkspace(t)
+			base := s.serverHCL("") + tenantDatabaseHCL(db, "")
+			w.write(base + grantHCL("g", "tenantdb_tenant_database."+db+".name", user, `["SELECT"]`, ""))
+			w.run("apply", "-auto-approve").mustSucceed(t, "create")
 
-	s.exec(t, "", "DROP DATABASE "+s.ident(db))
-	if len(s.grantResidue(t, db, user)) == 0 {
-		t.Fatal("no grant row outlived DROP DATABASE: the test would prove nothing")
-	}
-	plan := w.run("plan")
-	drift := plan.requireDiag(t, "warning", "DriftDetected: ")
-	if !strings.Contains(plan.Output, "grant rows") || !strings.Contains(drift.Detail+plan.Output, user) {
-		t.Fatalf("no warning names the leaking grant rows:\n%s", plan.Output)
-	}
-	w.run("apply", "-refresh-only", "-auto-approve").mustSucceed(t, "refresh")
-	if !w.stateHas("tenantdb_tenant_grant") {
-		t.Fatal("the grant left state while its rows are still on the server")
-	}
+			s.exec(t, "", "DROP DATABASE "+s.ident(db))
+			if len(s.grantResidue(t, db, user)) == 0 {
+				t.Fatal("no grant row outlived DROP DATABASE: the test would prove nothing")
+			}
+			plan := w.run("plan")
+			drift := plan.requireDiag(t, "warning", "DriftDetected: ")
+			if !strings.Contains(plan.Output, "grant rows") || !strings.Contains(drift.Detail+plan.Output, user) {
+				t.Fatalf("no warning names the leaking grant rows:\n%s", plan.Output)
+			}
+			w.run("apply", "-refresh-only", "-auto-approve").mustSucceed(t, "refresh")
+			if !w.stateHas("tenantdb_tenant_grant") {
+				t.Fatal("the grant left state while its rows are still on the server")
+			}
 
-	// The grant goes; the database is created again by its resource.
-	w.write(base)
-	w.run("apply", "-auto-approve").mustSucceed(t, "remove the grant")
-	if got := s.grantResidue(t, db, user); len(got) > 0 {
-		t.Fatalf("grant rows left behind for %s: %v", db, got)
-	}
-	s.exec(t, "", "CREATE TABLE "+s.ident(db)+".secret (v int)")
-	if err := denied(s.as(user, principalPW, db, "SELECT v FROM "+s.table(db, "secret")), "SELECT in the new database"); err != nil {
-		t.Fatal(err)
+			// The grant goes; the database is created again by its resource.
+			w.write(base)
+			w.run("apply", "-auto-approve").mustSucceed(t, "remove the grant")
+			if got := s.grantResidue(t, db, user); len(got) > 0 {
+				t.Fatalf("grant rows left behind for %s: %v", db, got)
+			}
+			s.exec(t, "", "CREATE TABLE "+s.ident(db)+".secret (v int)")
+			if err := denied(s.as(user, principalPW, db, "SELECT v FROM "+s.table(db, "secret")), "SELECT in the new database"); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 

@@ -65,41 +65,48 @@ func TestAccTenantDatabase_settingsSpelledOtherwise(t *testing.T) {
 	}
 }
 
-// TestAccTenantDatabase_characterSetAlone: the server picks the character
-// set's default collation; a collation of another character set is
-// refused at plan time.
+// defaultUTF8MB4Collation is utf8mb4's default collation per server kind.
+var defaultUTF8MB4Collation = map[string]string{"mariadb": "utf8mb4_general_ci", "mysql": "utf8mb4_0900_ai_ci"}
+
+// TestAccTenantDatabase_characterSetAlone (MariaDB, MySQL 9.7): the server
+// picks the character set's default collation; a collation of another
+// character set is refused at plan time.
 func TestAccTenantDatabase_characterSetAlone(t *testing.T) {
-	s := testAccServer(t, "mariadb")
-	name := uniqueName("latin")
-	t.Cleanup(func() { s.dropDatabase(t, name) })
-	addr := "tenantdb_tenant_database." + name
-	config := s.serverHCL("") + tenantDatabaseHCL(name, `character_set = "latin1"`)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProviders,
-		Steps: []resource.TestStep{
-			{
-				Config:      s.serverHCL("") + tenantDatabaseHCL(name, `character_set = "latin1"`+"\n"+`collation = "utf8mb4_unicode_ci"`),
-				ExpectError: regexp.MustCompile(`(?s)InvalidIdentifier.*utf8mb4_unicode_ci.*latin1`),
-				PlanOnly:    true,
-			},
-			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectUnknownValue(addr, tfjsonpath.New("collation")),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("collation"), knownvalue.StringExact("latin1_swedish_ci")),
+	for _, kind := range mysqlFamily {
+		t.Run(kind, func(t *testing.T) {
+			s := testAccServer(t, kind)
+			name := uniqueName("latin")
+			t.Cleanup(func() { s.dropDatabase(t, name) })
+			addr := "tenantdb_tenant_database." + name
+			config := s.serverHCL("") + tenantDatabaseHCL(name, `character_set = "latin1"`)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{
+					{
+						Config:      s.serverHCL("") + tenantDatabaseHCL(name, `character_set = "latin1"`+"\n"+`collation = "utf8mb4_unicode_ci"`),
+						ExpectError: regexp.MustCompile(`(?s)InvalidIdentifier.*utf8mb4_unicode_ci.*latin1`),
+						PlanOnly:    true,
+					},
+					{
+						Config: config,
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectUnknownValue(addr, tfjsonpath.New("collation")),
+						}},
+						ConfigStateChecks: []statecheck.StateCheck{
+							statecheck.ExpectKnownValue(addr, tfjsonpath.New("collation"), knownvalue.StringExact("latin1_swedish_ci")),
+						},
+						Check: s.requireSettings(t, name, "latin1", "latin1_swedish_ci"),
+					},
+					{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+					{
+						// A new character set alone: its default collation, not the old one.
+						Config: s.serverHCL("") + tenantDatabaseHCL(name, `character_set = "utf8mb4"`),
+						Check:  s.requireSettings(t, name, "utf8mb4", defaultUTF8MB4Collation[kind]),
+					},
 				},
-				Check: s.requireSettings(t, name, "latin1", "latin1_swedish_ci"),
-			},
-			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
-			{
-				// A new character set alone: its default collation, not the old one.
-				Config: s.serverHCL("") + tenantDatabaseHCL(name, `character_set = "utf8mb4"`),
-				Check:  s.requireSettings(t, name, "utf8mb4", "utf8mb4_general_ci"),
-			},
-		},
-	})
+			})
+		})
+	}
 }
 
 // TestAccTenantDatabase_omittedSettingsKeepServer: an imported database

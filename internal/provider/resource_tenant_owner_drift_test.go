@@ -21,55 +21,59 @@ var writeOnlyTerraform = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(t
 // out-of-band REVOKE shows as drift and is restored; checked by what the
 // owner can actually do.
 func TestAccTenantOwner_privilegesDesiredState(t *testing.T) {
-	s := testAccServer(t, "mariadb")
-	db, user := uniqueName("priv"), uniqueName("app")
-	t.Cleanup(func() {
-		s.dropDatabase(t, db)
-		s.dropLogins(t, user)
-	})
-	pw := "Priv-pw-1"
-	tbl := s.table(db, "t")
-	all := s.serverHCL("") + ownerHCL(db, user, pw, 1, "")
-	selectOnly := s.serverHCL("") + ownerHCL(db, user, pw, 1, `privileges = ["SELECT"]`)
-	canWrite := func(want bool) resource.TestCheckFunc {
-		return s.check(func() error {
-			if err := s.as(user, pw, db, "SELECT COUNT(*) FROM "+tbl); err != nil {
-				return fmt.Errorf("the owner cannot read: %v", err)
+	for _, kind := range mysqlFamily {
+		t.Run(kind, func(t *testing.T) {
+			s := testAccServer(t, kind)
+			db, user := uniqueName("priv"), uniqueName("app")
+			t.Cleanup(func() {
+				s.dropDatabase(t, db)
+				s.dropLogins(t, user)
+			})
+			pw := "Priv-pw-1"
+			tbl := s.table(db, "t")
+			all := s.serverHCL("") + ownerHCL(db, user, pw, 1, "")
+			selectOnly := s.serverHCL("") + ownerHCL(db, user, pw, 1, `privileges = ["SELECT"]`)
+			canWrite := func(want bool) resource.TestCheckFunc {
+				return s.check(func() error {
+					if err := s.as(user, pw, db, "SELECT COUNT(*) FROM "+tbl); err != nil {
+						return fmt.Errorf("the owner cannot read: %v", err)
+					}
+					err := s.as(user, pw, db, "INSERT INTO "+tbl+" VALUES (9)")
+					if want && err != nil {
+						return fmt.Errorf("the owner cannot write: %v", err)
+					}
+					if !want && err == nil {
+						return fmt.Errorf("the owner can still write after narrowing to SELECT")
+					}
+					return nil
+				})
 			}
-			err := s.as(user, pw, db, "INSERT INTO "+tbl+" VALUES (9)")
-			if want && err != nil {
-				return fmt.Errorf("the owner cannot write: %v", err)
-			}
-			if !want && err == nil {
-				return fmt.Errorf("the owner can still write after narrowing to SELECT")
-			}
-			return nil
+			empty := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				TerraformVersionChecks:   writeOnlyTerraform,
+				Steps: []resource.TestStep{
+					{Config: all, Check: s.check(func() error { return s.as(user, pw, db, "CREATE TABLE "+tbl+" (v int)") })},
+					{Config: selectOnly, Check: canWrite(false)},
+					{Config: selectOnly, ConfigPlanChecks: empty},
+					{Config: all, Check: canWrite(true)},
+					{Config: all, ConfigPlanChecks: empty},
+					{
+						// Out of band: the refresh shows the drift, the apply restores.
+						PreConfig: func() {
+							s.exec(t, "", fmt.Sprintf("REVOKE INSERT ON %s.* FROM '%s'@'%%'", s.ident(mysqlPattern(db)), user))
+						},
+						Config: all,
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction("tenantdb_tenant_owner.o", plancheck.ResourceActionUpdate),
+						}},
+						Check: canWrite(true),
+					},
+					{Config: all, ConfigPlanChecks: empty},
+				},
+			})
 		})
 	}
-	empty := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProviders,
-		TerraformVersionChecks:   writeOnlyTerraform,
-		Steps: []resource.TestStep{
-			{Config: all, Check: s.check(func() error { return s.as(user, pw, db, "CREATE TABLE "+tbl+" (v int)") })},
-			{Config: selectOnly, Check: canWrite(false)},
-			{Config: selectOnly, ConfigPlanChecks: empty},
-			{Config: all, Check: canWrite(true)},
-			{Config: all, ConfigPlanChecks: empty},
-			{
-				// Out of band: the refresh shows the drift, the apply restores.
-				PreConfig: func() {
-					s.exec(t, "", fmt.Sprintf("REVOKE INSERT ON %s.* FROM '%s'@'%%'", s.ident(mysqlPattern(db)), user))
-				},
-				Config: all,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("tenantdb_tenant_owner.o", plancheck.ResourceActionUpdate),
-				}},
-				Check: canWrite(true),
-			},
-			{Config: all, ConfigPlanChecks: empty},
-		},
-	})
 }
 
 // mysqlPattern escapes a database name as GRANT stores it.
