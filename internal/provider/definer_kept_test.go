@@ -47,15 +47,31 @@ func TestDefinerKeptWarnings(t *testing.T) {
 	}
 }
 
-// definerTenant: the owner's login creates a table with a row, a view and
-// a procedure in its database, as ALL there lets any tenant do.
+// definerTenant: the owner's login creates a table with a row, then a
+// view, a procedure, a trigger (on a table of its own, so writes to t do
+// not run it) and an event in its database, as ALL there lets any tenant
+// do: one object of each kind MySQL lists a DEFINER for.
 func (s accServer) definerTenant(t *testing.T, user, pw, db string) {
 	t.Helper()
 	tbl := s.table(db, "t")
 	if err := s.as(user, pw, db, "CREATE TABLE "+tbl+" (v int)", "INSERT INTO "+tbl+" VALUES (7)",
-		"CREATE VIEW "+s.table(db, "v")+" AS SELECT v FROM "+tbl,
-		"CREATE PROCEDURE "+s.table(db, "p")+"() SELECT 1"); err != nil {
+		"CREATE TABLE "+s.table(db, "tt")+" (v int)"); err != nil {
 		t.Fatal(err)
+	}
+	s.defineObjects(t, user, pw, db)
+}
+
+// defineObjects (re-)creates the view, procedure, trigger and event as
+// user: the warning's fix after a rotation.
+func (s accServer) defineObjects(t *testing.T, user, pw, db string) {
+	t.Helper()
+	if err := s.as(user, pw, db,
+		"CREATE OR REPLACE VIEW "+s.table(db, "v")+" AS SELECT v FROM "+s.table(db, "t"),
+		"DROP PROCEDURE IF EXISTS "+s.table(db, "p"), "CREATE PROCEDURE "+s.table(db, "p")+"() SELECT 1",
+		"DROP TRIGGER IF EXISTS "+s.table(db, "tr"), "CREATE TRIGGER "+s.table(db, "tr")+" BEFORE INSERT ON "+s.table(db, "tt")+" FOR EACH ROW SET NEW.v = NEW.v + 1",
+		"DROP EVENT IF EXISTS "+s.table(db, "e"), "CREATE EVENT "+s.table(db, "e")+" ON SCHEDULE EVERY 1 DAY DISABLE DO SELECT 1",
+	); err != nil {
+		t.Fatalf("define objects as %s: %v", user, err)
 	}
 }
 
@@ -83,6 +99,7 @@ func requireDefinerWarning(t *testing.T, r cliResult, user, db, pw string) {
 	t.Helper()
 	d := r.requireDiag(t, "warning", summaryDefinerKept)
 	for _, w := range []string{fmt.Sprintf("%q", user), "VIEW `" + db + "`.`v`", "PROCEDURE `" + db + "`.`p`",
+		"TRIGGER `" + db + "`.`tr`", "EVENT `" + db + "`.`e`",
 		fmt.Sprintf("DROP USER '%s'@'%%';", user)} {
 		if !strings.Contains(d.Detail, w) {
 			t.Errorf("the warning lacks %q:\n%s", w, d.Detail)
@@ -237,10 +254,7 @@ func TestAccTenantOwner_definerKept(t *testing.T) {
 				s.requireKeptLocked(t, old, pw, db)
 				// The warning's fix: re-create the objects as the new owner;
 				// the next apply drops the old login.
-				if err := s.as(cur, pw, db, "CREATE OR REPLACE VIEW "+s.table(db, "v")+" AS SELECT v FROM "+s.table(db, "t"),
-					"DROP PROCEDURE "+s.table(db, "p"), "CREATE PROCEDURE "+s.table(db, "p")+"() SELECT 1"); err != nil {
-					t.Fatalf("re-create the objects as the new owner: %v", err)
-				}
+				s.defineObjects(t, cur, pw, db)
 				w.run("apply", "-auto-approve").mustSucceed(t, "retry the drop").forbidDiag(t, summaryDefinerKept)
 				if s.loginExists(t, old) || w.stateAttr("tenantdb_tenant_owner", "previous_username") != nil {
 					t.Fatal("the old login was not dropped once it defined nothing")
