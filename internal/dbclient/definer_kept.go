@@ -21,12 +21,15 @@ const codeDefinerReferenced = "mysql:4006"
 const maxDefinedListed = 20
 
 // DefinerKept is the outcome of an owner drop MySQL refused because the
-// login defines objects: the login was kept, its privileges on the
-// database revoked and the account locked. It carries names only.
+// login defines objects: the login was kept and the account locked; on an
+// offboarding (Revoked) its privileges on the database were revoked too,
+// while a rotated-out login keeps them so its objects keep working. It
+// carries names only.
 type DefinerKept struct {
 	Server  string
 	DB      ddl.DatabaseName
 	User    ddl.Username
+	Revoked bool     // its privileges on DB were revoked (destroy), not only locked (rotation)
 	Objects []string // e.g. "VIEW `acme`.`v`", at most maxDefinedListed
 	More    int      // how many more objects it defines
 }
@@ -41,24 +44,33 @@ func (e *DefinerKept) ObjectList() string {
 }
 
 func (e *DefinerKept) Error() string {
+	kept := "It was locked (ACCOUNT LOCK) and keeps its privileges on database %q, so the objects above keep working; its password no longer logs in."
+	if e.Revoked {
+		kept = "Its privileges on database %q were revoked and it was locked (ACCOUNT LOCK): it can neither log in nor reach the tenant's data."
+	}
 	return fmt.Sprintf("server %q: MySQL refuses to drop login %q (error 4006): it is the DEFINER of:\n%s\n"+
-		"Its privileges on database %q were revoked and it was locked (ACCOUNT LOCK): it can neither log in nor "+
-		"reach the tenant's data. Dropping it needs SET_ANY_DEFINER, which tenantdb's admin must not hold.",
+		kept+" Dropping it needs SET_ANY_DEFINER, which tenantdb's admin must not hold.",
 		e.Server, e.User, e.ObjectList(), e.DB)
 }
 
 // keepDefiner follows a DROP USER that failed with dropErr: when MySQL
-// refused it because the login defines objects, it revokes the login's
-// privileges on db, locks it and returns a *DefinerKept naming those
-// objects; any other error is returned as it is.
-func (s *Server) keepDefiner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, dropErr error) error {
+// refused it because the login defines objects, it locks the login,
+// revokes its privileges on db when revoke is set (offboarding; a rotation
+// leaves them so the tenant's definer-rights objects keep working) and
+// returns a *DefinerKept naming those objects; any other error is
+// returned as it is.
+func (s *Server) keepDefiner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, revoke bool, dropErr error) error {
 	if s.info.Flavor != ddl.FlavorMySQL || codeOf(dropErr) != codeDefinerReferenced {
 		return dropErr
 	}
-	if err := s.exec(ctx, ddl.KeepDefinerLogin(s.dialect(), db, user)); err != nil {
+	keep := ddl.LockLogin(user)
+	if revoke {
+		keep = ddl.KeepDefinerLogin(s.dialect(), db, user)
+	}
+	if err := s.exec(ctx, keep); err != nil {
 		return err
 	}
-	kept := &DefinerKept{Server: s.spec.Name, DB: db, User: user}
+	kept := &DefinerKept{Server: s.spec.Name, DB: db, User: user, Revoked: revoke}
 	objects, err := s.definedObjects(ctx, user)
 	if err != nil {
 		return err

@@ -459,6 +459,18 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 // A MySQL login that defines views, routines, triggers or events is kept,
 // revoked and locked, with a *DefinerKept error (definer_kept.go).
 func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (DropOutcome, Check, error) {
+	return s.dropOwner(ctx, db, user, recorded, true)
+}
+
+// DropOldLogin is DropOwner for a rotated-out login retried by a later
+// apply: a MySQL login that defines objects is kept and locked, not
+// revoked, so the tenant's definer-rights objects keep working until they
+// are re-created as the new owner.
+func (s *Server) DropOldLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (DropOutcome, Check, error) {
+	return s.dropOwner(ctx, db, user, recorded, false)
+}
+
+func (s *Server) dropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity, offboarding bool) (DropOutcome, Check, error) {
 	defer s.invalidateDatabase(db)
 	outcome := Dropped
 	var c Check
@@ -489,8 +501,9 @@ func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		if err != nil {
 			return err
 		}
-		// MySQL keeps a login that defines objects: revoked and locked.
-		return s.keepDefiner(ctx, db, user, s.exec(ctx, drop))
+		// MySQL keeps a login that defines objects: locked, and revoked
+		// when offboarding.
+		return s.keepDefiner(ctx, db, user, offboarding, s.exec(ctx, drop))
 	})
 	return outcome, c, err
 }
@@ -505,7 +518,8 @@ func (s *Server) dropOwnerLocked(ctx context.Context, db ddl.DatabaseName, user 
 	if err := fault(faultDropOldOwner, user.String()); err != nil {
 		return err
 	}
-	return s.keepDefiner(ctx, db, user, s.exec(ctx, s.dialect().DropLogin(db, user)))
+	// A rotation's old login MySQL keeps as a definer is only locked.
+	return s.keepDefiner(ctx, db, user, false, s.exec(ctx, s.dialect().DropLogin(db, user)))
 }
 
 // requireAdministers refuses (MissingAdminRights, naming the fix) when

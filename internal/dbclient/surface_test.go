@@ -33,6 +33,7 @@ var serverSurface = []string{
 	"DiscardOldOwnerPassword",
 	"DropOwnDatabase",
 	"DropOwner",
+	"DropOldLogin",
 	"Info",
 	"JoinDatabaseOwner", // an imported PostgreSQL grant's apply: the admin joins the owner role its import read
 	"JoinOwnerRole",     // an imported PostgreSQL owner's apply: the admin joins its role (checks the login read)

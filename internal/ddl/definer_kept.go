@@ -13,12 +13,21 @@ package ddl
 // tenant's data, and a human drops it once it defines nothing.
 
 // KeepDefinerLogin revokes what user holds on db and locks it: what stays
-// of an owner login MySQL will not drop. CREATE USER, which the admin
-// holds, covers ALTER USER … ACCOUNT LOCK.
+// of an owner login MySQL will not drop when its tenant is offboarded.
+// CREATE USER, which the admin holds, covers ALTER USER … ACCOUNT LOCK.
 func KeepDefinerLogin(d Dialect, db DatabaseName, user Username) Plan {
 	p := RevokeGrant(d, db, user, Username{}, PostgresGrantScope{})
-	p.Statements = append(p.Statements, sql("ALTER USER ", mysqlAccount(user), " ACCOUNT LOCK").done())
+	p.Statements = append(p.Statements, LockLogin(user).Statements...)
 	return p
+}
+
+// LockLogin locks user (ACCOUNT LOCK) and leaves its privileges: what stays
+// of a rotated-out owner login MySQL will not drop. Its password no longer
+// logs in, while the tenant's objects it defines (SQL SECURITY DEFINER, the
+// default) keep running with its rights: a rotation must not break the
+// tenant's views and triggers.
+func LockLogin(user Username) Plan {
+	return Plan{Statements: []Statement{sql("ALTER USER ", mysqlAccount(user), " ACCOUNT LOCK").done()}}
 }
 
 // MySQLDefiner is how information_schema's DEFINER columns name user's

@@ -32,7 +32,7 @@ func TestDefinerKeptWarnings(t *testing.T) {
 	}
 	for i, want := range [][]string{
 		{`Login "acme_old"`, "removed from state", "ACCOUNT LOCK"},
-		{`Old login "acme_old"`, "previous_username", `new owner "acme_new"`, "CREATE OR REPLACE VIEW"},
+		{`Old login "acme_old"`, "previous_username", `new owner "acme_new"`, "CREATE OR REPLACE VIEW", "keeps its privileges", "keep working"},
 	} {
 		d := diags[i]
 		if d.Severity() != diag.SeverityWarning || d.Summary() != summaryDefinerKept {
@@ -90,6 +90,26 @@ func (s accServer) requireKeptLocked(t *testing.T, user, pw, db string) {
 	}
 	if err := s.as(user, pw, db, "SELECT 1"); err == nil || !strings.Contains(err.Error(), "3118") {
 		t.Errorf("the locked login %s logs in (or fails otherwise): %v", user, err)
+	}
+}
+
+// requireLockedKeepingRights: a rotated-out login MySQL keeps as a definer
+// is locked (its password no longer logs in) and keeps its privileges on
+// db, so the tenant's definer-rights objects keep working: the view reads
+// and the trigger fires on the new owner's insert.
+func (s accServer) requireLockedKeepingRights(t *testing.T, user, cur, pw, db string) {
+	t.Helper()
+	if n := s.count(t, "", `SELECT COUNT(*) FROM mysql.user WHERE User = ? AND Host = '%' AND account_locked = 'Y'`, user); n != 1 {
+		t.Errorf("login %s is not there and locked (%d rows)", user, n)
+	}
+	if n := s.count(t, "", `SELECT COUNT(*) FROM mysql.db WHERE User = ? AND Host = '%'`, user); n != 1 {
+		t.Errorf("login %s holds privileges on %d database pattern(s), want its tenant database's: a rotation must not revoke them", user, n)
+	}
+	if err := s.as(user, pw, db, "SELECT 1"); err == nil || !strings.Contains(err.Error(), "3118") {
+		t.Errorf("the locked login %s logs in (or fails otherwise): %v", user, err)
+	}
+	if err := s.as(cur, pw, db, "SELECT COUNT(*) FROM "+s.table(db, "v"), "INSERT INTO "+s.table(db, "tt")+" VALUES (1)"); err != nil {
+		t.Errorf("the tenant's view or trigger defined by the rotated-out login stopped working: %v", err)
 	}
 }
 
@@ -175,8 +195,10 @@ func (s accServer) rotatedDefinerTenant(t *testing.T, prefix string) (w *cliWork
 // holds SET_ANY_DEFINER, which the admin must not. Destroy keeps the owner
 // revoked and locked, with a warning, under retain and under delete (the
 // database is then dropped all the same); a rotation keeps the old login
-// pending, revoked and locked, and drops it once its objects are re-created
-// as the new owner. MariaDB drops the login in the same scenario.
+// pending and locked, and drops it once its objects are re-created
+// as the new owner (meanwhile locked but holding its privileges, so the
+// tenant's definer-rights view and trigger keep working). MariaDB drops
+// the login in the same scenario.
 func TestAccTenantOwner_definerKept(t *testing.T) {
 	for _, kind := range []string{"mysql", "mariadb"} {
 		t.Run(kind, func(t *testing.T) {
@@ -251,7 +273,11 @@ func TestAccTenantOwner_definerKept(t *testing.T) {
 				if got := w.stateAttr("tenantdb_tenant_owner", "previous_username"); got != old {
 					t.Fatalf("previous_username = %v, want %s (pending)", got, old)
 				}
-				s.requireKeptLocked(t, old, pw, db)
+				s.requireLockedKeepingRights(t, old, cur, pw, db)
+				// A later apply retries the drop and keeps it so: locked,
+				// not revoked.
+				w.run("apply", "-auto-approve").mustSucceed(t, "retry the drop while it defines objects")
+				s.requireLockedKeepingRights(t, old, cur, pw, db)
 				// The warning's fix: re-create the objects as the new owner;
 				// the next apply drops the old login.
 				s.defineObjects(t, cur, pw, db)

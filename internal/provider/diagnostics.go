@@ -235,15 +235,16 @@ func addDefinerKeptWarning(diags *diag.Diagnostics, k *dbclient.DefinerKept) {
 }
 
 // addDefinerPendingWarning: a rotation's drop of the old login met the
-// same refusal; the old login stays pending (previous_username), revoked
-// and locked, and every apply retries its drop.
+// same refusal; the old login stays pending (previous_username), locked
+// but holding its privileges (a rotation must not break the tenant's
+// definer-rights views and triggers), and every apply retries its drop.
 func addDefinerPendingWarning(diags *diag.Diagnostics, k *dbclient.DefinerKept, t ownerTarget) {
 	diags.AddWarning(summaryDefinerKept, fmt.Sprintf("Old login %q of the owner of database %q on server %q: MySQL "+
 		"refuses to drop it (error 4006) because it is the DEFINER of:\n%s\n\nIt stays in previous_username and every "+
-		"apply retries the drop (a destroy keeps it the same way and removes it from state). Meanwhile every "+
-		"privilege it held on database %q was revoked and the account locked (ACCOUNT LOCK): it can neither log in "+
-		"nor reach the tenant's data, and those of the objects above that run with their definer's rights (SQL "+
-		"SECURITY DEFINER, the default) fail when used. Re-create them as the new owner %q, connected as "+
+		"apply retries the drop (a destroy revokes what it holds, keeps it locked and removes it from state). "+
+		"Meanwhile the account is locked (ACCOUNT LOCK): its password no longer logs in, while it keeps its "+
+		"privileges on database %q so that those of the objects above that run with their definer's rights (SQL "+
+		"SECURITY DEFINER, the default) keep working. Re-create them as the new owner %q, connected as "+
 		"it (CREATE OR REPLACE VIEW with the same definition; DROP and CREATE again each routine, trigger and event); "+
 		"the next apply then drops the old login. %s A DBA holding them may instead drop it:\n\n  %s",
 		k.User, k.DB, k.Server, k.ObjectList(), k.DB, t.user, definerDropRights, ddl.DropUserStatement(k.User)))

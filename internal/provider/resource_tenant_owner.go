@@ -75,8 +75,9 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"login without `SET_ANY_DEFINER`, which the admin must not hold. Destroy then revokes every privilege it " +
 			"held on the database, locks it (`ACCOUNT LOCK`) and removes the resource from state with a warning that " +
 			"lists what it defines and gives the `DROP USER` for once it defines nothing (a `DROP DATABASE` removes " +
-			"what it defines there). A username rotation keeps the old login in `previous_username`, revoked and " +
-			"locked, until its objects are re-created as the new owner.\n\n" +
+			"what it defines there). A username rotation keeps the old login in `previous_username`, locked but " +
+			"holding its privileges (so the tenant's definer-rights objects keep working), until its objects are " +
+			"re-created as the new owner.\n\n" +
 			"**MySQL/MariaDB owner mark.** These engines have no database owner, so the login is created with its " +
 			"database's owner mark: `WITH MAX_UPDATES_PER_HOUR <n>`, n between 4,000,000,000 and 4,268,435,455, derived " +
 			"from the database name (a limit no workload reaches). No login can change its own limits and a " +

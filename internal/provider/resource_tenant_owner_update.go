@@ -252,7 +252,8 @@ var errPasswordUnknown = fmt.Errorf("the password is not known (see the error ab
 // one and returns those still pending. A login that is gone, or no longer
 // ours, leaves the list (the latter with a warning: it is never dropped).
 // When destroying, so does one MySQL keeps because it defines objects
-// (revoked and locked, with a warning): see addDefinerKeptWarning.
+// (revoked and locked, with a warning): see addDefinerKeptWarning; on an
+// update it stays pending, locked but not revoked (DropOldLogin).
 func dropPendingLogins(ctx context.Context, srv *dbclient.Server, t ownerTarget, pending pendingLogins, destroying bool, diags *diag.Diagnostics) pendingLogins {
 	still := pendingLogins{}
 	for _, p := range pending {
@@ -262,7 +263,11 @@ func dropPendingLogins(ctx context.Context, srv *dbclient.Server, t ownerTarget,
 			still = append(still, p)
 			continue
 		}
-		outcome, check, err := srv.DropOwner(ctx, t.db, prev, p.Identity)
+		drop := srv.DropOldLogin
+		if destroying {
+			drop = srv.DropOwner
+		}
+		outcome, check, err := drop(ctx, t.db, prev, p.Identity)
 		if k := definerKept(err); k != nil && destroying {
 			addDefinerKeptWarning(diags, k)
 			continue
