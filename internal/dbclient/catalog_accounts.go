@@ -22,7 +22,7 @@ import (
 type accountsSnapshot struct {
 	loginsAt time.Time
 	logins   map[string]string        // login name → LoginIdentity's raw value
-	marks    map[string]ddl.OwnerMark // PostgreSQL: login name → its owner mark, for logins that carry one
+	marks    map[string]ddl.OwnerMark // PostgreSQL, MySQL 8.0.21+: login name → its owner mark, for logins that carry one
 
 	grantsAt time.Time
 	grants   map[[2]string][]string // MySQL: (User, Db pattern) → mysql.db values, columns as mysqlDBColumns
@@ -76,7 +76,8 @@ func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]
 	case s.info.Flavor == ddl.FlavorMariaDB:
 		q = `SELECT User, COALESCE(JSON_VALUE(Priv, '$.password_last_changed'), '') FROM mysql.global_priv WHERE Host = '%'`
 	case ddl.StoresLoginMark(s.info):
-		q = `SELECT u.User, ` + mysqlLoginValue + ` FROM mysql.user u WHERE u.Host = '%'`
+		// The login's ATTRIBUTE holds its owner mark (ddl.ParseMySQLOwnerMark).
+		q = `SELECT u.User, ` + mysqlLoginValue + `, ` + mysqlLoginAttribute + ` FROM mysql.user u WHERE u.Host = '%'`
 	default:
 		q = `SELECT User, '' FROM mysql.user WHERE Host = '%'`
 	}
@@ -84,14 +85,15 @@ func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]
 	err := s.queryEach(ctx, q, func() { clear(out); clear(marks) }, func(rows *sql.Rows) error {
 		var name, v, comment string
 		dest := []any{&name, &v}
-		if s.info.Flavor == ddl.FlavorPostgres {
+		marked := s.info.Flavor == ddl.FlavorPostgres || ddl.StoresLoginMark(s.info)
+		if marked {
 			dest = append(dest, &comment)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
 		out[name] = v
-		if m, ok := ddl.ParseOwnerMark(comment); ok {
+		if m, ok := parseLoginMark(s.info, comment); marked && ok {
 			marks[name] = m
 		}
 		return nil

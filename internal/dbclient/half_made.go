@@ -20,10 +20,15 @@ import (
 // configuration went back to the old login, undo it. Everything else that
 // exists under the name is refused as before (PreExistingOwnerUser).
 
-// ownerMark is the mark a login made now for db carries (PostgreSQL; the
-// zero mark elsewhere). fromRole is the OID of the login a rotation takes
-// over from ("" for a create).
+// ownerMark is the mark a login made now for db carries (PostgreSQL,
+// MySQL 8.0.21+; elsewhere only the database's name, for refusals).
+// fromRole is the OID (MySQL: the claim mark) of the login a rotation
+// takes over from ("" for a create).
 func (s *Server) ownerMark(ctx context.Context, db ddl.DatabaseName, fromRole string) (ddl.OwnerMark, error) {
+	if ddl.StoresLoginMark(s.info) {
+		// MySQL names the database by name (owner_mark_mysql.go).
+		return ddl.OwnerMark{Database: db, FromRole: fromRole}, nil
+	}
 	if s.info.Flavor != ddl.FlavorPostgres {
 		// No mark on the login, but refusals still name the database.
 		return ddl.OwnerMark{Database: db}, nil
@@ -39,9 +44,12 @@ func (s *Server) ownerMark(ctx context.Context, db ddl.DatabaseName, fromRole st
 	return ddl.OwnerMark{Database: db, DBIdentity: string(id), FromRole: fromRole}, nil
 }
 
-// roleMark reads the mark on a PostgreSQL login; ok is false when it has
-// none (or does not exist).
+// roleMark reads the mark on a PostgreSQL or MySQL 8.0.21+ login; ok is
+// false when it has none (or does not exist).
 func (s *Server) roleMark(ctx context.Context, user string) (mark ddl.OwnerMark, ok bool, err error) {
+	if ddl.StoresLoginMark(s.info) {
+		return s.mysqlLoginMark(ctx, user)
+	}
 	if s.info.Flavor != ddl.FlavorPostgres {
 		return ddl.OwnerMark{}, false, nil
 	}
@@ -78,7 +86,10 @@ func (s *Server) finishHalfMade(ctx context.Context, user ddl.Username, want ddl
 	if err != nil {
 		return err
 	}
-	sameDB := ok && want.DBIdentity != "" && got.Database == want.Database && got.DBIdentity == want.DBIdentity
+	// A PostgreSQL mark names the database's identity too; a MySQL one
+	// its name only (DBIdentity "").
+	sameDB := ok && (want.DBIdentity != "" || ddl.StoresLoginMark(s.info)) && got.Database == want.Database &&
+		got.DBIdentity == want.DBIdentity
 	ours := sameDB && ((!got.Finished && got.FromRole == want.FromRole) || (rotatedFrom != "" && got.FromRole == rotatedFrom))
 	switch {
 	case ours:
@@ -119,12 +130,18 @@ func (e *finishHalfMadeError) Unwrap() error { return e.err }
 // in state) when that identity is of this server: the FromRole the mark
 // of a login made by this resource's rotation from it carries.
 func (s *Server) rotatedFrom(ctx context.Context, recorded Identity) (string, error) {
-	if s.info.Flavor != ddl.FlavorPostgres || recorded == "" {
+	if !s.marksOwners() || recorded == "" {
 		return "", nil
 	}
 	sid, err := s.serverID(ctx)
-	if err != nil || !strings.HasPrefix(string(recorded), "pg:"+sid+":") {
+	if err != nil {
 		return "", err
+	}
+	if s.info.Flavor != ddl.FlavorPostgres {
+		return mysqlClaimOf(recorded, sid), nil // MySQL: the login's claim mark
+	}
+	if !strings.HasPrefix(string(recorded), "pg:"+sid+":") {
+		return "", nil
 	}
 	return roleOID(recorded), nil
 }
@@ -180,15 +197,26 @@ func (s *Server) halfMadeRotations(ctx context.Context, d *DatabaseState, db ddl
 	if err != nil || from == "" {
 		return nil, err
 	}
+	return s.loginsMarkedFrom(ctx, db, string(dbID), from, d.Owner)
+}
+
+// loginsMarkedFrom lists, from the logins snapshot, the logins other than
+// except whose mark names db (with identity dbID; "" on MySQL) and, as the
+// login it took over from, from: what a rotation from that login made.
+func (s *Server) loginsMarkedFrom(ctx context.Context, db ddl.DatabaseName, dbID, from, except string) ([]HalfMadeLogin, error) {
 	sid, err := s.serverID(ctx)
 	if err != nil {
 		return nil, err
 	}
+	kind := "mysql-login:"
+	if s.info.Flavor == ddl.FlavorPostgres {
+		kind = "pg:"
+	}
 	var out []HalfMadeLogin
 	marks, logins := s.snapshotMarks()
 	for name, m := range marks {
-		if m.Database == db && m.DBIdentity == string(dbID) && m.FromRole == from && name != d.Owner {
-			out = append(out, HalfMadeLogin{Name: name, Identity: Identity("pg:" + sid + ":" + logins[name])})
+		if m.Database == db && m.DBIdentity == dbID && m.FromRole == from && name != except {
+			out = append(out, HalfMadeLogin{Name: name, Identity: Identity(kind + sid + ":" + logins[name])})
 		}
 	}
 	slices.SortFunc(out, func(a, b HalfMadeLogin) int { return strings.Compare(a.Name, b.Name) })
@@ -246,6 +274,9 @@ func (s *Server) RotationSuccessor(ctx context.Context, db ddl.DatabaseName, rec
 	d, err := s.Database(ctx, db)
 	if err != nil || d == nil {
 		return nil, err
+	}
+	if s.info.Flavor != ddl.FlavorPostgres {
+		return s.mysqlRotationSuccessor(db, from), nil
 	}
 	dbID, err := s.identityOf(ctx, d)
 	if err != nil {

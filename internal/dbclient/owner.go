@@ -159,10 +159,11 @@ type OwnerState struct {
 	Identity   Identity
 	Privileges []ddl.Privilege // MySQL: what it holds on the database; PostgreSQL: ALL when it owns it
 	OwnsDB     bool            // PostgreSQL: it is the database's owner
-	// HalfMade (PostgreSQL) are the logins a username rotation from this
-	// login made for this database and never finished, because Terraform
-	// was killed after their CREATE and before they took the database
-	// (their marks prove it). They are this resource's to drop.
+	// HalfMade (PostgreSQL, MySQL 8.0.21+) are the logins a username
+	// rotation from this login made for this database and never finished,
+	// because Terraform was killed after their CREATE and before they took
+	// the database (MySQL: before the old login was dropped); their marks
+	// prove it. They are this resource's to drop.
 	HalfMade []HalfMadeLogin
 }
 
@@ -195,6 +196,14 @@ func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Userna
 	}
 	if st.Privileges, err = s.refreshPrivileges(ctx, db, user); err != nil {
 		return nil, err
+	}
+	if ddl.StoresLoginMark(s.info) {
+		sid, err := s.serverID(ctx)
+		if err != nil {
+			return nil, err
+		}
+		st.HalfMade, err = s.mysqlHalfMadeRotations(ctx, db, user, mysqlClaimOf(id, sid))
+		return st, err
 	}
 	return st, nil
 }

@@ -35,7 +35,9 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 		takeOver := oldCheck.Found && oldCheck.Verdict == Same
 		from := ""
 		if takeOver {
-			from = roleOID(oldCheck.Identity)
+			if from, err = s.rotatedFrom(ctx, oldCheck.Identity); err != nil {
+				return err
+			}
 			// The old login hands on only the database it was made to own.
 			if err := s.requireMarkedDatabase(ctx, db, old); err != nil {
 				return err

@@ -23,7 +23,7 @@ func CreateMarkedOwner(d Dialect, db DatabaseName, owner Username, pw Password, 
 		return p
 	}
 	first := p.Statements[0]
-	suffix := " ATTRIBUTE " + mysqlLiteral(`{"tenantdb": "`+mark.s+`"}`)
+	suffix := mysqlAttributeClause(`{"tenantdb": "` + mark.s + `"}`)
 	first.sql += suffix
 	first.redacted += suffix
 	p.Statements = append([]Statement{first}, p.Statements[1:]...)

@@ -29,7 +29,9 @@ import (
 // A rotation may finish a done mark only when the mark names, as the login
 // it took over from, the login this resource's state records (its OID):
 // that is the claim that made it. Marks written before the status existed
-// read as done: an owner made by an earlier version is never adopted. MySQL/MariaDB accounts carry no such mark that this
+// read as done: an owner made by an earlier version is never adopted.
+// MySQL 8.0.21+ keeps the mark in the login's ATTRIBUTE
+// (owner_mark_mysql.go). MariaDB accounts carry no such mark that this
 // provider can rely on (see the docs' "Interrupted applies"); there the
 // refusal names the exact recovery.
 
@@ -114,8 +116,15 @@ func MarkOwnerLogin(d Dialect, p Plan, owner Username, mark OwnerMark) Plan {
 // the mark commits with it. Where it cannot, the CREATE ROLE carries the
 // open mark (MarkOwnerLogin) and the done mark ends the plan
 // (FinishOwnerMark), as for a plan run statement by statement. Other
-// engines, or a mark without a database identity, leave the plan as it is.
+// engines, or a mark without a database identity, leave the plan as it is;
+// MySQL 8.0.21+ marks the login in its ATTRIBUTE (owner_mark_mysql.go).
 func MarkOwnerPlan(d Dialect, p Plan, owner Username, mark OwnerMark) Plan {
+	if d.Info().Flavor == FlavorMySQL {
+		if !StoresLoginMark(d.Info()) {
+			return p
+		}
+		return markMySQLOwnerPlan(p, owner, mark)
+	}
 	if tx := InOneTransaction(d, FinishOwnerMark(d, p, owner, mark)); tx.Transaction {
 		return tx
 	}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// Half-made owner logins on MySQL 8.0.21+ (ddl/owner_mark_mysql.go): the
+// mark is the login's ATTRIBUTE, which names the database by name and, for
+// a rotation, the claim mark of the login it took over from (that login's
+// identity value). The rules are PostgreSQL's (half_made.go); what differs
+// is where the mark is read and what "the login taken over from" is.
+
+// mysqlLoginAttribute is the ATTRIBUTE of mysql.user u's account ("" when
+// none): the owner mark's source. Names compare as bytes, as in
+// mysqlLoginValue.
+const mysqlLoginAttribute = `COALESCE((SELECT a.ATTRIBUTE FROM information_schema.USER_ATTRIBUTES a
+    WHERE CAST(a.USER AS BINARY) = CAST(u.User AS BINARY) AND CAST(a.HOST AS BINARY) = CAST(u.Host AS BINARY)), '')`
+
+// marksOwners reports whether the server's owner logins carry a mark
+// (ddl.OwnerMark): PostgreSQL, and MySQL 8.0.21+ in the ATTRIBUTE.
+func (s *Server) marksOwners() bool {
+	return s.info.Flavor == ddl.FlavorPostgres || ddl.StoresLoginMark(s.info)
+}
+
+// parseLoginMark reads an owner mark as the server keeps it: a PostgreSQL
+// role comment, a MySQL login's ATTRIBUTE.
+func parseLoginMark(info ddl.ServerInfo, text string) (ddl.OwnerMark, bool) {
+	if info.Flavor == ddl.FlavorPostgres {
+		return ddl.ParseOwnerMark(text)
+	}
+	return ddl.ParseMySQLOwnerMark(text)
+}
+
+// mysqlLoginMark reads the ATTRIBUTE of a MySQL login, directly (a check
+// before a write); ok is false when it carries no owner mark or does not
+// exist.
+func (s *Server) mysqlLoginMark(ctx context.Context, user string) (ddl.OwnerMark, bool, error) {
+	var attr string
+	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+		return q.QueryRowContext(ctx, `SELECT `+mysqlLoginAttribute+` FROM mysql.user u WHERE u.User = ? AND u.Host = '%'`, user).Scan(&attr)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return ddl.OwnerMark{}, false, nil
+	}
+	if err != nil {
+		return ddl.OwnerMark{}, false, s.readError("read the mark of login "+user, err)
+	}
+	mark, ok := ddl.ParseMySQLOwnerMark(attr)
+	return mark, ok, nil
+}
+
+// mysqlClaimOf is the claim mark of a MySQL login identity
+// (mysql-login:<server_uuid>:tenantdb:<hex>) of server sid: the FromRole
+// a rotation from that login writes. "" for any other identity (another
+// server's, an unmarked principal's).
+func mysqlClaimOf(id Identity, sid string) string {
+	v, ok := strings.CutPrefix(string(id), "mysql-login:"+sid+":")
+	if !ok {
+		return ""
+	}
+	if _, ok := ddl.ParseClaimMark(v); !ok {
+		return ""
+	}
+	return v
+}
+
+// mysqlHalfMadeRotations lists, from the refresh snapshots, the logins
+// whose mark says a rotation of db's owner from the login with claim
+// mark from made them (open, or done while that login still exists: the
+// rotation was killed before it dropped the old one). owner, the login
+// being refreshed, is never among them.
+func (s *Server) mysqlHalfMadeRotations(ctx context.Context, db ddl.DatabaseName, owner ddl.Username, from string) ([]HalfMadeLogin, error) {
+	if from == "" {
+		return nil, nil
+	}
+	return s.loginsMarkedFrom(ctx, db, "", from, owner.String())
+}
+
+// mysqlRotationSuccessor is RotationSuccessor on MySQL: the login whose
+// done mark names db and, as the login it took over from, the recorded
+// login's claim mark (from). A MySQL database has no owner to start from,
+// so the snapshot's marks are searched; more than one such login (never
+// made by one resource) is none.
+func (s *Server) mysqlRotationSuccessor(db ddl.DatabaseName, from string) *ddl.Username {
+	var found []string
+	marks, _ := s.snapshotMarks()
+	for name, m := range marks {
+		if m.Database == db && m.FromRole == from && m.Finished {
+			found = append(found, name)
+		}
+	}
+	if len(found) != 1 {
+		return nil
+	}
+	u, err := ddl.NewUsername(s.spec.Engine, found[0])
+	if err != nil {
+		return nil // not a name tenantdb makes: not ours
+	}
+	return &u
+}
