@@ -49,9 +49,11 @@ func ErrPreExistingOwnerUser(server string, e Engine, db DatabaseName, user User
 		drop = "DROP ROLE " + pgIdent(user.s) + ";"
 	}
 	return refuse(PreExistingOwnerUser, fmt.Sprintf("login %q on server %q", user, server),
-		"The login already exists and this resource did not create it (or, on MySQL/MariaDB, an apply of this "+
-			"resource was interrupted after creating it: Terraform saves state only when an operation returns, and "+
-			"MySQL/MariaDB accounts carry no mark that proves whose it is); tenantdb never resets a foreign account's password.",
+		"The login already exists and this resource did not create it (or, on MariaDB and MySQL before 8.0.21, an "+
+			"apply of this resource was interrupted after creating it: Terraform saves state only when an operation "+
+			"returns, and those accounts carry no mark that proves whose it is; a MySQL 8.0.21+ login is taken over "+
+			"only when its mark says an interrupted create of this database left it); tenantdb never resets a foreign "+
+			"account's password.",
 		fmt.Sprintf("Choose another username; or, if it really is the owner of database %q, adopt it (it will then never "+
 			"be dropped by this resource) with:\n\n  import {\n    to = tenantdb_tenant_owner.<this resource>\n    id = "+
 			"jsonencode({ server = tenantdb_db_server.<server>.ref, database = %q, username = %q })\n  }\n\nor, if an "+
