@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
@@ -115,13 +114,7 @@ func (s *Server) readBlockers(ctx context.Context, query string, id int64) ([]st
 		if user != "" {
 			line += fmt.Sprintf(" user %q", printableName(user))
 		}
-		if secs >= 0 {
-			line += ", in its current state for " + (time.Duration(secs) * time.Second).String()
-		}
-		if what != "" {
-			line += " (" + printableName(what) + ")"
-		}
-		out = append(out, line)
+		out = append(out, withDuration(line, ", in its current state for ", secs, what))
 	}
 	return out, rows.Err()
 }

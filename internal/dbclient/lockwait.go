@@ -104,17 +104,23 @@ GROUP BY 1, 2, 3, 4 ORDER BY 1`
 			if app != "" {
 				line += fmt.Sprintf(" application %q", printableName(app))
 			}
-			if secs >= 0 {
-				line += " for " + (time.Duration(secs) * time.Second).String()
-			}
-			if what != "" {
-				line += " (" + printableName(what) + ")"
-			}
-			out = append(out, line)
+			out = append(out, withDuration(line, " for ", secs, what))
 		}
 		return rows.Err()
 	})
 	return out, err
+}
+
+// withDuration ends a session's line with how long it has been so (secs < 0:
+// unknown, left out) and what it is doing or holding, when known.
+func withDuration(line, label string, secs int64, what string) string {
+	if secs >= 0 {
+		line += label + (time.Duration(secs) * time.Second).String()
+	}
+	if what != "" {
+		line += " (" + printableName(what) + ")"
+	}
+	return line
 }
 
 // printableName keeps a catalog string on one readable line.
