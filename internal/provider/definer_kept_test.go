@@ -3,11 +3,9 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -135,12 +133,7 @@ func requireDefinerWarning(t *testing.T, r cliResult, user, db, pw string) {
 // re-defines a tenant's view or routine. MySQL must have run the lock.
 func (s accServer) requireOnlyAccountDDL(t *testing.T, mark testserver.LogMark) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	stmts, err := s.DDLSince(ctx, mark, s.Admin.Username)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stmts := s.adminDDLSince(t, mark)
 	if len(stmts) == 0 {
 		t.Fatal("the statement log shows no DDL since the mark, not even the DROP USER: it proves nothing")
 	}

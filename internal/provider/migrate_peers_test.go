@@ -414,12 +414,7 @@ var secretLiteralRE = regexp.MustCompile(`(?i)(PASSWORD|IDENTIFIED BY)\s+'[^']*'
 // on anything that creates or drops.
 func (s accServer) logMoveStatements(t *testing.T, mark testserver.LogMark) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	stmts, err := s.DDLSince(ctx, mark, s.Admin.Username)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stmts := s.adminDDLSince(t, mark)
 	var lines []string
 	for _, st := range stmts {
 		lines = append(lines, secretLiteralRE.ReplaceAllString(st.Text, "$1 '<redacted>'"))

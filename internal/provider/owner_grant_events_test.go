@@ -370,12 +370,7 @@ func TestAccTenantOwner_replacedLoginUntouched(t *testing.T) {
 			}
 			untouched := func(what string, mark testserver.LogMark) {
 				t.Helper()
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				stmts, err := s.DDLSince(ctx, mark, s.Admin.Username)
-				if err != nil {
-					t.Fatal(err)
-				}
+				stmts := s.adminDDLSince(t, mark)
 				for _, st := range stmts {
 					if strings.Contains(st.Text, user) && !strings.Contains(st.Text, user2) {
 						t.Fatalf("%s: a statement named the foreign login: %s", what, st.Text)

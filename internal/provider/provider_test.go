@@ -3,6 +3,7 @@
 package provider
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"maps"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -81,6 +83,19 @@ type accServer struct {
 }
 
 var envMu sync.Mutex
+
+// adminDDLSince is the DDL and DCL the admin login ran since mark, read
+// from the server's statement log (waiting at most a minute for it).
+func (s accServer) adminDDLSince(t *testing.T, mark testserver.LogMark) []testserver.Statement {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	stmts, err := s.DDLSince(ctx, mark, s.Admin.Username)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stmts
+}
 
 // testAccServer is the shared server of a kind: "mariadb", "mysql" (MySQL
 // 9.7) or "postgres" (testserver.Kinds). s.Engine is the provider's engine
