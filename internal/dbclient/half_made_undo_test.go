@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
@@ -26,16 +25,7 @@ import (
 // found it, the error says so, and the apply after the lock goes finishes.
 func TestFinishHalfMade_failureLeavesAdoptedLogin(t *testing.T) {
 	t.Parallel()
-	if !strings.Contains(","+strings.Join(engines, ",")+",", ",postgres,") {
-		t.Skip("PostgreSQL only: logins carry a mark there")
-	}
-	e := newEnv(t, "postgres")
-	spec := e.s.spec
-	spec.LockTimeout = 2 * time.Second
-	s, err := e.reg.Server(e.ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, s := newPostgresEnvLockTimeout(t, "logins carry a mark there")
 	db, user, pw := e.newDB("hmu"), e.newUser("hmuo"), "Half-made-1"
 	privs := mustPrivileges(t, e.engine, "ALL PRIVILEGES")
 	if _, _, err := s.ClaimDatabase(e.ctx, db, ddl.DefaultCharset(e.engine), ddl.DefaultCollation(e.engine)); err != nil {

@@ -15,6 +15,24 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
+// newPostgresEnvLockTimeout is the PostgreSQL env and a Server of its own
+// whose statements wait at most 2 s for a lock, for tests that hold one;
+// it skips (saying why: only) when the run leaves PostgreSQL out.
+func newPostgresEnvLockTimeout(t *testing.T, only string) (*env, *Server) {
+	t.Helper()
+	if !strings.Contains(","+strings.Join(engines, ",")+",", ",postgres,") {
+		t.Skip("PostgreSQL only: " + only)
+	}
+	e := newEnv(t, "postgres")
+	spec := e.s.spec
+	spec.LockTimeout = 2 * time.Second
+	s, err := e.reg.Server(e.ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, s
+}
+
 // TestExecTransaction_failureLeavesCatalogAsBefore (PostgreSQL, issue 34):
 // a transactional plan that fails part way, whether on an error, past
 // lock_timeout or at the operation's deadline (the cancel request), leaves
@@ -27,16 +45,7 @@ import (
 // leave the new role owning the table.
 func TestExecTransaction_failureLeavesCatalogAsBefore(t *testing.T) {
 	t.Parallel()
-	if !strings.Contains(","+strings.Join(engines, ",")+",", ",postgres,") {
-		t.Skip("PostgreSQL only: MySQL/MariaDB DDL commits by itself")
-	}
-	e := newEnv(t, "postgres")
-	spec := e.s.spec
-	spec.LockTimeout = 2 * time.Second
-	s, err := e.reg.Server(e.ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, s := newPostgresEnvLockTimeout(t, "MySQL/MariaDB DDL commits by itself")
 	db, old, reader, pw := e.newDB("txc"), e.newUser("txco"), e.plainLogin("txcr", "Reader1"), "Tx-owner-1"
 	privs := mustPrivileges(t, e.engine, "ALL PRIVILEGES")
 	if _, _, err := s.ClaimDatabase(e.ctx, db, ddl.DefaultCharset(e.engine), ddl.DefaultCollation(e.engine)); err != nil {
