@@ -122,16 +122,31 @@ func tallyKill(key string) {
 }
 
 func TestAccFaults_terraformKillPoints(t *testing.T) {
+	runInterruptPoints(t, "kill", func(s accServer) func(*testing.T, *cliWorkspace, int) ([]string, bool) {
+		return s.applyStoppedAfter
+	})
+}
+
+// runInterruptPoints runs every operation of the kill suite on every
+// engine, interrupted (kind "kill" or "timeout", which names it in the log
+// and the tally) at the first and the last of its statements, or at each
+// one with TENANTDB_KILLPOINTS=all, forward and, where the operation has
+// one, back. The counting run (k = 0: no interruption) lists the
+// statements and must itself converge.
+func runInterruptPoints(t *testing.T, kind string, interrupt func(accServer) func(*testing.T, *cliWorkspace, int) ([]string, bool)) {
 	all := os.Getenv("TENANTDB_KILLPOINTS") == "all"
-	t.Cleanup(logKillTally(t, ""))
+	prefix := ""
+	if kind != "kill" {
+		prefix = kind + "/"
+	}
+	t.Cleanup(logKillTally(t, prefix))
 	for _, engine := range engines() {
 		for _, op := range killOps() {
 			t.Run(engine+"/"+op.name, func(t *testing.T) {
 				t.Parallel()
 				s := testAccServer(t, engine)
-				// The counting run: the operation with no kill, every
-				// statement listed; it must itself converge.
-				stmts := s.terraformKillPoint(t, op, 0, "forward")
+				at := interrupt(s)
+				stmts := s.terraformInterruptPoint(t, op, 0, "forward", kind, at)
 				points := []int{len(stmts), 1}
 				if all {
 					points = points[:0]
@@ -140,29 +155,24 @@ func TestAccFaults_terraformKillPoints(t *testing.T) {
 					}
 				}
 				for _, k := range points {
-					s.terraformKillPoint(t, op, k, "forward")
+					s.terraformInterruptPoint(t, op, k, "forward", kind, at)
 					if op.back {
-						s.terraformKillPoint(t, op, k, "back")
+						s.terraformInterruptPoint(t, op, k, "back", kind, at)
 					}
 				}
-				t.Logf("%s %s: %d statements", engine, op.name, len(stmts))
+				t.Logf("%s %s: %d statements sent", engine, op.name, len(stmts))
 			})
 		}
 	}
 }
 
-// terraformKillPoint runs op, killing terraform after its k-th statement (k = 0:
-// no kill), applies the configuration direction names, checks what the
-// server holds, and destroys. It returns the statements the killed apply
-// ran.
-func (s accServer) terraformKillPoint(t *testing.T, op killOp, k int, direction string) []string {
-	t.Helper()
-	return s.terraformInterruptPoint(t, op, k, direction, "kill", s.applyStoppedAfter)
-}
-
-// terraformInterruptPoint is terraformKillPoint with the interruption
-// given: kind "kill" (applyStoppedAfter) or "timeout" (applyTimedOutAt,
-// faults_timeoutpoints_test.go), which names it in the log and the tally.
+// terraformInterruptPoint runs op, interrupted at its k-th statement (k =
+// 0: not at all) the way kind says: "kill" (applyStoppedAfter: terraform
+// killed after it) or "timeout" (applyTimedOutAt,
+// faults_timeoutpoints_test.go: the operation's deadline as it runs),
+// which names it in the log and the tally. Then it applies the
+// configuration direction names, checks what the server holds, and
+// destroys. It returns the statements the interrupted apply sent.
 func (s accServer) terraformInterruptPoint(t *testing.T, op killOp, k int, direction, kind string,
 	interrupt func(*testing.T, *cliWorkspace, int) ([]string, bool)) []string {
 	t.Helper()

@@ -28,31 +28,9 @@ import (
 // `make test` runs the first and the last statement of each operation;
 // TENANTDB_KILLPOINTS=all (`make test-faults`) every one.
 func TestAccFaults_timeoutPoints(t *testing.T) {
-	all := os.Getenv("TENANTDB_KILLPOINTS") == "all"
-	t.Cleanup(logKillTally(t, "timeout/"))
-	for _, engine := range engines() {
-		for _, op := range killOps() {
-			t.Run(engine+"/"+op.name, func(t *testing.T) {
-				t.Parallel()
-				s := testAccServer(t, engine)
-				stmts := s.terraformInterruptPoint(t, op, 0, "forward", "timeout", s.applyTimedOutAt)
-				points := []int{len(stmts), 1}
-				if all {
-					points = points[:0]
-					for k := 1; k <= len(stmts); k++ {
-						points = append(points, k)
-					}
-				}
-				for _, k := range points {
-					s.terraformInterruptPoint(t, op, k, "forward", "timeout", s.applyTimedOutAt)
-					if op.back {
-						s.terraformInterruptPoint(t, op, k, "back", "timeout", s.applyTimedOutAt)
-					}
-				}
-				t.Logf("%s %s: %d statements sent", engine, op.name, len(stmts))
-			})
-		}
-	}
+	runInterruptPoints(t, "timeout", func(s accServer) func(*testing.T, *cliWorkspace, int) ([]string, bool) {
+		return s.applyTimedOutAt
+	})
 }
 
 // applyTimedOutAt runs terraform apply with the kill-point provider, whose
