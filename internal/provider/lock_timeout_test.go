@@ -5,6 +5,7 @@ package provider
 import (
 	"context"
 	"database/sql"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -121,6 +122,12 @@ func (s accServer) holdLock(t *testing.T, db, stmt string) (release func()) {
 	if _, err := tx.ExecContext(ctx, stmt); err != nil {
 		t.Fatal(err)
 	}
+	return releaseOnce(t, tx, conn)
+}
+
+// releaseOnce is the release of a held lock: it rolls tx back and closes
+// conn the first time it is called, and at the test's end if not before.
+func releaseOnce(t *testing.T, tx *sql.Tx, conn io.Closer) (release func()) {
 	done := false
 	release = func() {
 		if !done {

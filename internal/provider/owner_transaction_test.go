@@ -198,14 +198,5 @@ func (s accServer) holdTenantRead(t *testing.T, user, pw, db string) (release fu
 	if err := tx.QueryRow(`SELECT count(*) FROM t`).Scan(&n); err != nil {
 		t.Fatal(fmt.Errorf("the tenant's read: %w", err))
 	}
-	done := false
-	release = func() {
-		if !done {
-			done = true
-			_ = tx.Rollback()
-			conn.Close()
-		}
-	}
-	t.Cleanup(release)
-	return release
+	return releaseOnce(t, tx, conn)
 }
