@@ -413,7 +413,7 @@ func TestAddressJoinsHostAndPort(t *testing.T) {
 			t.Errorf("mysql %q: Net %q Addr %q, want tcp %q", host, cfg.Net, cfg.Addr, fmt.Sprintf(want, 3306))
 		}
 		pg := Spec{Name: "s", Engine: ddl.EnginePostgres, Host: host, Port: 5432, TLS: TLSDisable}
-		pcfg, err := pg.pgxConfig("")
+		pcfg, err := pg.pgxConfig("", 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -75,6 +75,13 @@ func classify(err error) errClass {
 	if err == nil {
 		return classTerminal
 	}
+	// An error that knows what it means for a retry (a read-only session on
+	// a writable primary, a database's connection limit, a session that is
+	// not the admin's): its verdict wins over the server code it wraps.
+	var v interface{ verdict() errClass }
+	if errors.As(err, &v) {
+		return v.verdict()
+	}
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
 		switch {
@@ -244,16 +251,42 @@ func newStatementError(server string, st ddl.Statement, err error) *statementErr
 	return se
 }
 
+// serverMessage is the server's message for a statement without secrets,
+// with PostgreSQL's DETAIL and HINT (which say where to look: the objects
+// that depend on a role, the setting to change).
 func serverMessage(err error) string {
+	var ro *readOnlySessionError
+	if errors.As(err, &ro) {
+		return ro.Error()
+	}
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
 		return me.Message
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		return pe.Message
+		return pe.Message + pgDetailHint(err)
 	}
 	return err.Error()
+}
+
+// pgDetailHint is the DETAIL and HINT of the PostgreSQL error in err's
+// chain, each on its own line, or "". Only for errors of reads and of
+// statements without secrets: a DETAIL can quote values (newStatementError
+// withholds the whole message of a statement that carries a secret).
+func pgDetailHint(err error) string {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return ""
+	}
+	out := ""
+	if pe.Detail != "" {
+		out += "\nDETAIL: " + pe.Detail
+	}
+	if pe.Hint != "" {
+		out += "\nHINT: " + pe.Hint
+	}
+	return out
 }
 
 // Unavailable wraps exhausted retries as a PrimaryUnavailable refusal.
@@ -261,7 +294,17 @@ func unavailable(spec Spec, last error) error {
 	return &ddl.Error{
 		Reason: ddl.PrimaryUnavailable,
 		Object: spec.describe(),
-		Why:    fmt.Sprintf("The server did not accept the operation after retries: %v", last),
+		Why:    fmt.Sprintf("The server did not accept the operation after retries: %v%s", last, readDetailHint(last)),
 		Fix:    "Check that the primary is reachable and writable (not read-only or failing over), then apply again.",
 	}
+}
+
+// readDetailHint is pgDetailHint for an error that does not print it
+// already (a read's; a statement's message has it, or withholds it).
+func readDetailHint(err error) string {
+	var se *statementError
+	if errors.As(err, &se) {
+		return ""
+	}
+	return pgDetailHint(err)
 }

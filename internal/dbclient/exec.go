@@ -136,7 +136,7 @@ func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
 			// Wrap before retry sees it: the PrimaryUnavailable text built
 			// after exhausted retries then quotes the redacted statement,
 			// never a server message that could echo a secret.
-			return newStatementError(s.spec.Name, st, err)
+			return newStatementError(s.spec.Name, st, s.judgeReadOnly(ctx, st.Database, err))
 		}
 		return nil
 	})

@@ -62,6 +62,13 @@ func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		// One query inside the tenant database says it all, the
 		// principal's OID included.
 		g, err := s.pgGrantRead(ctx, db, user, true)
+		if isConnectionLimit(err) {
+			// The database's CONNECTION LIMIT keeps the admin out, and a
+			// refresh only reads: what the catalog snapshots show (the
+			// database level) is read, as the shallow refresh does. A
+			// destroy resets the limit (admin_session_postgres.go).
+			return s.readGrantShallow(ctx, db, user, st)
+		}
 		if err != nil {
 			return st, s.readError(fmt.Sprintf("read the grant of %s on %s", user, db), err)
 		}

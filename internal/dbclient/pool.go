@@ -206,18 +206,31 @@ func (s *Server) open(database string, onConnect func(pid int)) (*sql.DB, error)
 		}
 		return sql.OpenDB(classifyingConnector{countingConnector{conn, counter}, s.spec, attempt}), nil
 	case ddl.EnginePostgres:
-		cfg, err := s.spec.pgxConfig(database)
+		// The maintenance pool opens before the version is known (0);
+		// a tenant database's pool after it (admin_session_postgres.go).
+		cfg, err := s.spec.pgxConfig(database, s.info.Version.Major)
 		if err != nil {
 			return nil, err
 		}
-		conn := stdlib.GetConnector(*cfg, stdlib.OptionAfterConnect(func(_ context.Context, c *pgx.Conn) error {
+		conn := stdlib.GetConnector(*cfg, stdlib.OptionAfterConnect(func(ctx context.Context, c *pgx.Conn) error {
 			counter()
+			if database != "" {
+				// Before its first statement: a session in a tenant
+				// database that is not the admin's as pinned runs nothing.
+				if err := verifyAdminSession(ctx, c, s.spec.Username, database, cfg.RuntimeParams); err != nil {
+					c.Close(context.WithoutCancel(ctx))
+					return err
+				}
+			}
 			if onConnect != nil {
 				onConnect(int(c.PgConn().PID()))
 			}
 			return nil
 		}))
-		return sql.OpenDB(classifyingConnector{conn, s.spec, attempt}), nil
+		if database == "" {
+			return sql.OpenDB(classifyingConnector{conn, s.spec, attempt}), nil
+		}
+		return sql.OpenDB(tenantConnector{classifyingConnector{conn, s.spec, attempt}, s, database}), nil
 	}
 	return nil, fmt.Errorf("unknown engine %q", s.spec.Engine)
 }
@@ -264,8 +277,9 @@ const pgPinnedSettings = "host=localhost port=5432 dbname=postgres user=tenantdb
 	"target_session_attrs=any connect_timeout=0 min_protocol_version=3.0 max_protocol_version=3.0 " +
 	"channel_binding=prefer require_auth='' krbsrvname='' krbspn='' options='' application_name=tenantdb timezone='' servicefile=''"
 
-// pgxConfig is the pgx configuration for spec on database ("" = postgres).
-func (s Spec) pgxConfig(database string) (*pgx.ConnConfig, error) {
+// pgxConfig is the pgx configuration for spec on database ("" = postgres),
+// for a server of major version major (0: not known yet).
+func (s Spec) pgxConfig(database string, major int) (*pgx.ConnConfig, error) {
 	tlsCfg, err := s.tlsConfig()
 	if err != nil {
 		return nil, err
@@ -302,13 +316,9 @@ func (s Spec) pgxConfig(database string) (*pgx.ConnConfig, error) {
 	cfg.TLSConfig = tlsCfg
 	cfg.Fallbacks = nil
 	cfg.ConnectTimeout = connectTimeout
-	for k, v := range ddl.PostgresRuntimeParams {
-		cfg.RuntimeParams[k] = v
-	}
-	cfg.RuntimeParams["application_name"] = "tenantdb"
-	// Every statement waits for a lock at most lock_timeout. The advisory
-	// lock that serialises a tenant's operations waits longer (lockOn).
-	cfg.RuntimeParams["lock_timeout"] = strconv.FormatInt(s.lockTimeout().Milliseconds(), 10)
+	// The session's parameters are tenantdb's, whatever the database or
+	// role sets (admin_session_postgres.go).
+	pinSession(cfg.RuntimeParams, major, s.lockTimeout().Milliseconds())
 	return cfg, nil
 }
 
@@ -361,7 +371,7 @@ func connectError(spec Spec, err error) error {
 	if _, ok := err.(*ddl.Error); ok {
 		return err
 	}
-	return fmt.Errorf("cannot connect to %s: %w", spec.describe(), err)
+	return fmt.Errorf("cannot connect to %s: %w%s", spec.describe(), err, readDetailHint(err))
 }
 
 // tenantDB returns a small pool inside one tenant database (PostgreSQL

@@ -227,5 +227,5 @@ func (s *Server) readError(what string, err error) error {
 	if errors.As(err, &refusal) {
 		return err
 	}
-	return fmt.Errorf("%s: %s: %w", s.spec.describe(), what, err)
+	return fmt.Errorf("%s: %s: %w%s", s.spec.describe(), what, err, readDetailHint(err))
 }

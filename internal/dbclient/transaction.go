@@ -55,7 +55,7 @@ func (s *Server) execTransaction(ctx context.Context, plan ddl.Plan) error {
 			lockLost = lockLost || connectionLost(err)
 			// Wrapped before retry sees it, as in execOne: only the
 			// redacted statement is ever quoted.
-			return newStatementError(s.spec.Name, st, err)
+			return newStatementError(s.spec.Name, st, s.judgeReadOnly(ctx, database, err))
 		}
 		return nil
 	})

@@ -90,6 +90,9 @@ const (
 	summaryMarkPlanned      = "Identity: this apply gives an imported database its claim mark"
 	summaryCommentReplaced  = "Identity: the database's comment was replaced by its claim mark"
 	summaryDefinerKept      = "Owner login kept: MySQL refuses to drop a definer"
+	// A tenant's CONNECTION LIMIT kept the admin out of its database
+	// during an offboarding, and tenantdb lifted it (offboarding.go).
+	summaryConnectionLimitReset = "Connection limit reset: it kept the admin out of the database"
 )
 
 // addRefreshWarning: Read could not reach the server (or has no password

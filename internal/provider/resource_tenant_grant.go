@@ -568,6 +568,8 @@ func (r *tenantGrantResource) Delete(ctx context.Context, req resource.DeleteReq
 		notRevoked("No identity is recorded for this grant, so nothing proves the database and principal are the ones it was made for.")
 		return
 	}
+	ctx, reportResets := offboarding(ctx, t.ref.Name, &resp.Diagnostics)
+	defer reportResets()
 	srv, err := r.data.connectGrant(ctx, t.ref)
 	if err != nil {
 		addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q to revoke the grant on database %q to %q (it stays in state; destroy again when the server is reachable)",

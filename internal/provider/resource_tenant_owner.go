@@ -504,6 +504,8 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 		r.revokeKeptOwnerOnRecreated(ctx, req.Private, t, recorded, &resp.Diagnostics)
 		return // an imported owner is never dropped
 	}
+	ctx, reportResets := offboarding(ctx, t.ref.Name, &resp.Diagnostics)
+	defer reportResets()
 	srv, err := r.data.connect(ctx, t.ref)
 	if err != nil {
 		addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q to drop login %q (it stays in state; destroy again when the server is reachable)", t.ref.Name, t.user), err)

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package ddl
+
+// ResetConnectionLimit lifts a PostgreSQL database's CONNECTION LIMIT (-1:
+// none). Its owner may set the limit, 0 included, which keeps out every
+// session but a superuser's, the admin's too: an offboarding runs this from
+// the maintenance database when the limit is what refuses its connection
+// into the database (dbclient's tenantConnector), and says so.
+func ResetConnectionLimit(db DatabaseName) Statement {
+	return sql("ALTER DATABASE ", pgIdent(db.s), " CONNECTION LIMIT -1").done()
+}
