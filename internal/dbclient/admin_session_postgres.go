@@ -374,5 +374,5 @@ func (e *readOnlySessionError) Error() string {
 		e.err.Error(), where, found)
 }
 
-func (e *readOnlySessionError) Unwrap() error      { return e.err }
+func (e *readOnlySessionError) Unwrap() error     { return e.err }
 func (e *readOnlySessionError) verdict() errClass { return classTerminal }
