@@ -32,6 +32,12 @@ import (
 //     session's user is the admin (current_user = session_user = the admin)
 //     and every pinned parameter holds the pinned value; otherwise the
 //     connection is closed and nothing runs on it;
+//   - default_transaction_read_only is the one parameter not pinned: `on`
+//     server-wide (postgresql.conf, ALTER SYSTEM, the admin's role) is the
+//     operator's "no writes now" (a platform sets it on a full disk), which
+//     tenantdb respects (PrimaryUnavailable, retried). Only where the
+//     tenant's database sets it and the server does not, the verification
+//     turns it off for that session (one more round trip, only then);
 //   - a database whose CONNECTION LIMIT keeps the admin out is reset, only
 //     while offboarding, and the reset is reported (tenantConnector);
 //   - a read-only session on a writable primary (SQLSTATE 25006 while
@@ -71,9 +77,6 @@ var pgSessionPins = []pgSessionPin{
 	// which only this session can write and which is never searched for
 	// functions or operators. No schema a tenant can create is on the path.
 	{"search_path", "pg_catalog, pg_temp", 0},
-	// `on` failed every statement of an offboarding with 25006, reported
-	// as a read-only primary (issue 42, item 3).
-	{"default_transaction_read_only", "off", 0},
 	// The statements and their read-backs are written for read committed:
 	// serializable adds serialization failures, repeatable read would show
 	// a read-back inside a transaction its first snapshot.
@@ -143,36 +146,45 @@ func pinSession(params map[string]string, major int, lockTimeoutMS int64) {
 	}
 }
 
-// adminSessionQuery reads who the session is and every parameter the client
-// set at startup. It runs before anything else on a connection into a
-// tenant database, so nothing in it may resolve through the session's
-// search_path, which is not trusted yet: functions and operators are
-// qualified, current_user and session_user are keywords. The transaction
-// settings follow the pinned defaults at each transaction's start, so
-// this statement's own transaction shows them.
-const adminSessionQuery = `SELECT session_user, current_user, pg_catalog.current_setting('transaction_read_only'),
-  pg_catalog.current_setting('transaction_isolation'), s.name, s.setting
-FROM pg_catalog.pg_settings s WHERE s.source OPERATOR(pg_catalog.=) 'client'`
+// adminSessionQuery reads who the session is, its isolation and read-only
+// defaults, and the value of each parameter named in $1. It runs before
+// anything else on a connection into a tenant database, so nothing in it
+// may resolve through the session's search_path, which is not trusted yet:
+// functions and types are qualified, current_user and session_user are
+// keywords. (pg_settings would also say where each value came from, but
+// reading it builds every setting: 1.3 ms on the server against 0.1 ms.)
+const adminSessionQuery = `SELECT session_user, current_user, pg_catalog.current_setting('transaction_isolation'),
+  pg_catalog.current_setting('default_transaction_read_only'), n.name, pg_catalog.current_setting(n.name)
+FROM pg_catalog.unnest($1::pg_catalog.text[]) AS n(name)`
 
 // verifyAdminSession checks a new connection into a tenant database before
 // its first statement, in one round trip: the admin is both session and
 // current user, every parameter sent is in force (a pooler or proxy that
-// drops startup parameters is caught here), and its transactions are
-// read-write and read committed.
-func verifyAdminSession(ctx context.Context, c *pgx.Conn, admin, database string, want map[string]string) error {
-	rows, err := c.Query(ctx, adminSessionQuery, pgx.QueryExecModeSimpleProtocol)
+// drops startup parameters is caught here), and its transactions are read
+// committed. A session made read-only while the server is not (so by the
+// database's settings: serverReadOnly reads the server-wide value) is
+// turned read-write, in one more round trip, only then.
+func verifyAdminSession(ctx context.Context, c *pgx.Conn, admin, database string, want map[string]string,
+	serverReadOnly func(context.Context) (bool, error)) error {
+	var names []string
+	for name := range want {
+		if name != "role" { // not a setting current_setting reads the same way: current_user below
+			names = append(names, name)
+		}
+	}
+	rows, err := c.Query(ctx, adminSessionQuery, pgx.QueryExecModeExec, names)
 	if err != nil {
 		return err
 	}
 	got := map[string]string{}
-	var sessionUser, currentUser, readOnly, isolation string
+	var sessionUser, currentUser, isolation, readOnly string
 	for rows.Next() {
 		var name, setting string
-		if err := rows.Scan(&sessionUser, &currentUser, &readOnly, &isolation, &name, &setting); err != nil {
+		if err := rows.Scan(&sessionUser, &currentUser, &isolation, &readOnly, &name, &setting); err != nil {
 			rows.Close()
 			return err
 		}
-		got[strings.ToLower(name)] = setting
+		got[name] = setting
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -182,17 +194,29 @@ func verifyAdminSession(ctx context.Context, c *pgx.Conn, admin, database string
 	if sessionUser != admin || currentUser != admin {
 		wrong = append(wrong, fmt.Sprintf("the session runs as %q (session user %q), not as the admin %q", currentUser, sessionUser, admin))
 	}
-	if readOnly != "off" {
-		wrong = append(wrong, "its transactions are read-only")
+	if readOnly == "on" && len(wrong) == 0 {
+		// Read-only here but not server-wide: the tenant's database
+		// made it so (ALTER DATABASE … SET). A read-only server is
+		// respected: its statements fail as PrimaryUnavailable.
+		server, err := serverReadOnly(ctx)
+		if err != nil {
+			return err
+		}
+		if !server {
+			if _, err := c.Exec(ctx, ddl.PostgresSessionReadWrite, pgx.QueryExecModeSimpleProtocol); err != nil {
+				return err
+			}
+		}
 	}
 	if isolation != "read committed" {
 		wrong = append(wrong, fmt.Sprintf("its transactions are %s, not read committed", isolation))
 	}
-	for name, value := range want {
-		if name == "role" {
-			continue // not in pg_settings; current_user above
+	for _, name := range names {
+		value := want[name]
+		if name == "lock_timeout" {
+			value = pgDisplayMS(value)
 		}
-		if v, ok := got[strings.ToLower(name)]; !ok || v != value {
+		if v := got[name]; v != value {
 			wrong = append(wrong, fmt.Sprintf("%s is %q, not %q", name, v, value))
 		}
 	}
@@ -322,29 +346,33 @@ func isConnectionLimit(err error) bool {
 
 // judgeReadOnly tells a read-only session from a read-only server when a
 // statement fails with 25006 (read_only_sql_transaction): on a standby or
-// during a failover (pg_is_in_recovery() true) it is transient and
-// retried, as before; on a writable primary the session itself was made
-// read-only, which retrying cannot change, so it is terminal and names the
-// settings that can do it. Any other error is returned as it is.
+// during a failover (pg_is_in_recovery() true), or with writes off
+// server-wide (default_transaction_read_only = on in the maintenance
+// database's admin session: postgresql.conf, ALTER SYSTEM, the admin's
+// role), it is transient and retried, as before; on a writable primary the
+// session itself was made read-only, which retrying cannot change, so it
+// is terminal and names the settings that can do it. Any other error is
+// returned as it is.
 func (s *Server) judgeReadOnly(ctx context.Context, database string, err error) error {
 	if codeOf(err) != "pg:25006" {
 		return err
 	}
-	var recovery bool
+	var server bool
 	var settings string
 	qerr := s.query(ctx, func(ctx context.Context, q queryer) error {
-		return q.QueryRowContext(ctx, readOnlySettingsQuery, database).Scan(&recovery, &settings)
+		return q.QueryRowContext(ctx, readOnlySettingsQuery, database).Scan(&server, &settings)
 	})
-	if qerr != nil || recovery {
+	if qerr != nil || server {
 		return err
 	}
 	return &readOnlySessionError{database: database, settings: settings, err: err}
 }
 
-// readOnlySettingsQuery: whether the server is in recovery, and the
-// database and role settings that make a session of the admin's in
-// database $1 read-only.
-const readOnlySettingsQuery = `SELECT pg_catalog.pg_is_in_recovery(), COALESCE(pg_catalog.string_agg(
+// readOnlySettingsQuery, in the maintenance database: whether the server
+// is read-only (in recovery, or writes off for the admin's sessions there),
+// and the database and role settings that make a session of the admin's
+// in database $1 read-only.
+const readOnlySettingsQuery = `SELECT pg_catalog.pg_is_in_recovery() OR pg_catalog.current_setting('default_transaction_read_only') = 'on', COALESCE(pg_catalog.string_agg(
   CASE WHEN s.setdatabase = 0 THEN 'every database' ELSE 'database ' || pg_catalog.quote_ident(d.datname) END ||
   CASE WHEN s.setrole = 0 THEN '' ELSE ' for role ' || pg_catalog.quote_ident(r.rolname) END || ': ' || c.setting, '; '), '')
 FROM pg_db_role_setting s LEFT JOIN pg_database d ON d.oid = s.setdatabase LEFT JOIN pg_roles r ON r.oid = s.setrole,
@@ -368,7 +396,7 @@ func (e *readOnlySessionError) Error() string {
 	if e.settings != "" {
 		found = "set by " + e.settings
 	}
-	return fmt.Sprintf("%s. The server is a writable primary (pg_is_in_recovery() is false), but the admin's session in %s "+
+	return fmt.Sprintf("%s. The server is a writable primary (pg_is_in_recovery() is false, and writes are on server-wide), but the admin's session in %s "+
 		"was read-only (%s). Retrying cannot help: reset the setting (ALTER DATABASE ... RESET "+
 		"default_transaction_read_only, as the database's owner or a superuser), then apply again",
 		e.err.Error(), where, found)
@@ -376,3 +404,32 @@ func (e *readOnlySessionError) Error() string {
 
 func (e *readOnlySessionError) Unwrap() error     { return e.err }
 func (e *readOnlySessionError) verdict() errClass { return classTerminal }
+
+// serverReadOnly reads whether the admin's sessions are read-only
+// server-wide: the maintenance database's session does not pin
+// default_transaction_read_only, and tenants set nothing there.
+func (s *Server) serverReadOnly(ctx context.Context) (bool, error) {
+	var on bool
+	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+		return q.QueryRowContext(ctx, `SELECT pg_catalog.pg_is_in_recovery() OR pg_catalog.current_setting('default_transaction_read_only') = 'on'`).Scan(&on)
+	})
+	return on, err
+}
+
+// pgDisplayMS is a millisecond setting as current_setting shows it: in
+// the largest unit that holds it exactly ("5000" is "5s").
+func pgDisplayMS(ms string) string {
+	n, err := strconv.ParseInt(ms, 10, 64)
+	if err != nil || n == 0 {
+		return ms
+	}
+	for _, u := range []struct {
+		name string
+		ms   int64
+	}{{"d", 86400000}, {"h", 3600000}, {"min", 60000}, {"s", 1000}} {
+		if n%u.ms == 0 {
+			return strconv.FormatInt(n/u.ms, 10) + u.name
+		}
+	}
+	return ms + "ms"
+}

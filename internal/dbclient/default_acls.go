@@ -20,19 +20,21 @@ func (s *Server) defaultACLs(ctx context.Context, db ddl.DatabaseName, role stri
 	var rows []ddl.DefaultACLRow
 	err := s.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {
 		rows = nil
+		// Inside the tenant's database: functions qualified, the rest
+		// under the pinned search_path (see pgGrantQuery).
 		// The second part lists what the role's built-in default gives it
 		// on its own objects (acldefault; sequences are 's' there) and its
 		// database-wide entry lacks: the rights it revoked from itself.
 		rs, err := q.QueryContext(ctx, `
-SELECT COALESCE(n.nspname, ''), d.defaclobjtype::text, CASE WHEN a.grantee = 0 THEN '' ELSE pg_get_userbyid(a.grantee) END,
+SELECT COALESCE(n.nspname, ''), d.defaclobjtype::text, CASE WHEN a.grantee = 0 THEN '' ELSE pg_catalog.pg_get_userbyid(a.grantee) END,
        a.grantee = d.defaclrole, a.privilege_type, false
-FROM pg_default_acl d LEFT JOIN pg_namespace n ON n.oid = d.defaclnamespace, aclexplode(d.defaclacl) a
+FROM pg_default_acl d LEFT JOIN pg_namespace n ON n.oid = d.defaclnamespace, pg_catalog.aclexplode(d.defaclacl) a
 WHERE d.defaclrole = (SELECT oid FROM pg_roles WHERE rolname = $1)
 UNION ALL
 SELECT '', d.defaclobjtype::text, '', true, b.privilege_type, true
-FROM pg_default_acl d, aclexplode(acldefault(CASE d.defaclobjtype WHEN 'S' THEN 's' ELSE d.defaclobjtype END, d.defaclrole)) b
+FROM pg_default_acl d, pg_catalog.aclexplode(pg_catalog.acldefault(CASE d.defaclobjtype WHEN 'S' THEN 's' ELSE d.defaclobjtype END, d.defaclrole)) b
 WHERE d.defaclrole = (SELECT oid FROM pg_roles WHERE rolname = $1) AND d.defaclnamespace = 0 AND b.grantee = d.defaclrole
-  AND NOT EXISTS (SELECT 1 FROM aclexplode(d.defaclacl) a WHERE a.grantee = d.defaclrole AND a.privilege_type = b.privilege_type)
+  AND NOT EXISTS (SELECT 1 FROM pg_catalog.aclexplode(d.defaclacl) a WHERE a.grantee = d.defaclrole AND a.privilege_type = b.privilege_type)
 ORDER BY 1, 2, 3, 5`, role)
 		if err != nil {
 			return err

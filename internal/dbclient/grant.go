@@ -457,10 +457,14 @@ func (g pgGrant) ownerName(s *Server, db ddl.DatabaseName) (ddl.Username, error)
 // database-wide), with grant options; the tenant schemas it may use through
 // its own USAGE or PUBLIC's (grantee 0; ddl.PostgresGrantRead.Held says
 // why); and the facts around them. One row per fact: kind, name,
-// grantable, count.
+// grantable, count. It runs inside the tenant's database, where the tenant
+// creates schemas, functions and operators: functions are qualified
+// (pg_catalog.), and relations, operators and types resolve under the
+// pinned search_path that each connection verifies before its first
+// statement (admin_session_postgres.go).
 const pgGrantQuery = `
 WITH g AS (SELECT oid FROM pg_roles WHERE rolname = $1),
-d AS (SELECT oid, datdba, datacl FROM pg_database WHERE datname = current_database()),
+d AS (SELECT oid, datdba, datacl FROM pg_database WHERE datname = pg_catalog.current_database()),
 s AS (SELECT n.oid, n.nspname, n.nspacl FROM pg_namespace n, d
       WHERE n.nspowner IN (d.datdba, 'pg_database_owner'::regrole)
         AND n.nspname NOT LIKE 'pg\_%' AND n.nspname <> 'information_schema'
@@ -468,24 +472,24 @@ s AS (SELECT n.oid, n.nspname, n.nspacl FROM pg_namespace n, d
 t AS (SELECT c.oid, c.relacl FROM pg_class c JOIN s ON c.relnamespace = s.oid, d
       WHERE c.relowner = d.datdba AND c.relkind IN ('r', 'p', 'v', 'm', 'f')),
 da AS (SELECT x.defaclnamespace AS nsp, a.privilege_type, a.is_grantable
-       FROM d, pg_default_acl x, aclexplode(x.defaclacl) a, g
+       FROM d, pg_default_acl x, pg_catalog.aclexplode(x.defaclacl) a, g
        WHERE x.defaclrole = d.datdba AND x.defaclobjtype = 'r' AND a.grantee = g.oid
          AND (x.defaclnamespace = 0 OR x.defaclnamespace IN (SELECT oid FROM s)))
-SELECT 'database', a.privilege_type, bool_or(a.is_grantable), count(*)::int
-  FROM d, aclexplode(d.datacl) a, g WHERE a.grantee = g.oid GROUP BY 2
-UNION ALL SELECT 'schema-acl', a.privilege_type, bool_or(a.is_grantable), count(DISTINCT s.oid)::int
-  FROM s, aclexplode(s.nspacl) a, g WHERE a.grantee = g.oid GROUP BY 2
-UNION ALL SELECT 'schema-reachable', '', false, count(DISTINCT s.oid)::int
-  FROM s, aclexplode(s.nspacl) a, g WHERE a.grantee IN (g.oid, 0) AND a.privilege_type = 'USAGE'
-UNION ALL SELECT 'table', a.privilege_type, bool_or(a.is_grantable), count(DISTINCT t.oid)::int
-  FROM t, aclexplode(t.relacl) a, g WHERE a.grantee = g.oid GROUP BY 2
-UNION ALL SELECT 'schema-default', privilege_type, bool_or(is_grantable), count(DISTINCT nsp)::int
+SELECT 'database', a.privilege_type, pg_catalog.bool_or(a.is_grantable), pg_catalog.count(*)::int
+  FROM d, pg_catalog.aclexplode(d.datacl) a, g WHERE a.grantee = g.oid GROUP BY 2
+UNION ALL SELECT 'schema-acl', a.privilege_type, pg_catalog.bool_or(a.is_grantable), pg_catalog.count(DISTINCT s.oid)::int
+  FROM s, pg_catalog.aclexplode(s.nspacl) a, g WHERE a.grantee = g.oid GROUP BY 2
+UNION ALL SELECT 'schema-reachable', '', false, pg_catalog.count(DISTINCT s.oid)::int
+  FROM s, pg_catalog.aclexplode(s.nspacl) a, g WHERE a.grantee IN (g.oid, 0) AND a.privilege_type = 'USAGE'
+UNION ALL SELECT 'table', a.privilege_type, pg_catalog.bool_or(a.is_grantable), pg_catalog.count(DISTINCT t.oid)::int
+  FROM t, pg_catalog.aclexplode(t.relacl) a, g WHERE a.grantee = g.oid GROUP BY 2
+UNION ALL SELECT 'schema-default', privilege_type, pg_catalog.bool_or(is_grantable), pg_catalog.count(DISTINCT nsp)::int
   FROM da WHERE nsp <> 0 GROUP BY 2
-UNION ALL SELECT 'wide-default', privilege_type, bool_or(is_grantable), 0 FROM da WHERE nsp = 0 GROUP BY 2
+UNION ALL SELECT 'wide-default', privilege_type, pg_catalog.bool_or(is_grantable), 0 FROM da WHERE nsp = 0 GROUP BY 2
 UNION ALL SELECT 'schema', nspname::text, false, 0 FROM s
-UNION ALL SELECT 'tables', '', false, (SELECT count(*) FROM t)::int
-UNION ALL SELECT 'owner', pg_get_userbyid(d.datdba), COALESCE(d.datdba = (SELECT oid FROM g), false), 0 FROM d
-UNION ALL SELECT 'admin', '', pg_has_role(current_user, d.datdba, 'USAGE'), 0 FROM d
+UNION ALL SELECT 'tables', '', false, (SELECT pg_catalog.count(*) FROM t)::int
+UNION ALL SELECT 'owner', pg_catalog.pg_get_userbyid(d.datdba), COALESCE(d.datdba = (SELECT oid FROM g), false), 0 FROM d
+UNION ALL SELECT 'admin', '', pg_catalog.pg_has_role(current_user, d.datdba, 'USAGE'), 0 FROM d
 UNION ALL SELECT 'principal', oid::text, false, 0 FROM g`
 
 // pgGrantRead runs pgGrantQuery in db for grantee; allSchemas false limits

@@ -10,3 +10,8 @@ package ddl
 func ResetConnectionLimit(db DatabaseName) Statement {
 	return sql("ALTER DATABASE ", pgIdent(db.s), " CONNECTION LIMIT -1").done()
 }
+
+// PostgresSessionReadWrite makes one admin session's transactions
+// read-write when a tenant's database set default_transaction_read_only
+// and the server did not (dbclient's verifyAdminSession).
+const PostgresSessionReadWrite = "SET default_transaction_read_only = off"
