@@ -24,17 +24,18 @@ import (
 func TestDiagnostics_fixedSummaries(t *testing.T) {
 	t.Parallel()
 	for got, want := range map[string]string{
-		summaryRefresh:          "Could not refresh: kept as last read",
-		summaryImportNotFound:   "Cannot import: not found on the server",
-		summaryLoginNotDropped:  "Login was not dropped: it is not the recorded one",
-		summaryGrantNotRevoked:  "Grant not revoked: its database or principal is not the recorded one",
-		summaryIdentityRecorded: "Identity recorded: database_created is now false",
-		summaryOldLoginPending:  "Old owner login not dropped yet",
-		summaryOldLoginsLeft:    "Could not drop every old login",
-		summaryInvalidImportID:  "Invalid import ID",
-		summarySettingsUnknown:  "Server settings are not known",
-		summaryConfigureType:    "Unexpected Resource Configure Type",
-		summaryDefinerKept:      "Owner login kept: MySQL refuses to drop a definer",
+		summaryRefresh:              "Could not refresh: kept as last read",
+		summaryImportNotFound:       "Cannot import: not found on the server",
+		summaryLoginNotDropped:      "Login was not dropped: it is not the recorded one",
+		summaryGrantNotRevoked:      "Grant not revoked: its database or principal is not the recorded one",
+		summaryIdentityRecorded:     "Identity recorded: database_created is now false",
+		summaryOldLoginPending:      "Old owner login not dropped yet",
+		summaryOldLoginsLeft:        "Could not drop every old login",
+		summaryInvalidImportID:      "Invalid import ID",
+		summarySettingsUnknown:      "Server settings are not known",
+		summaryConfigureType:        "Unexpected Resource Configure Type",
+		summaryDefinerKept:          "Owner login kept: MySQL refuses to drop a definer",
+		summaryConnectionLimitReset: "Connection limit reset: it kept the admin out of the database",
 	} {
 		if got != want {
 			t.Errorf("summary %q, pinned %q", got, want)
