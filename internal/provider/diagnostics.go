@@ -107,6 +107,14 @@ func addAdminOverPrivilegedWarning(diags *diag.Diagnostics, server, detail strin
 	diags.AddWarning(summaryAdminTooStrong, fmt.Sprintf("Server %q: %s", server, detail))
 }
 
+// addConnectionLimitResetWarning: an offboarding lifted a database's
+// CONNECTION LIMIT that kept the admin out (offboarding.go).
+func addConnectionLimitResetWarning(diags *diag.Diagnostics, object string, limit int) {
+	diags.AddWarning(summaryConnectionLimitReset, fmt.Sprintf("%s: its CONNECTION LIMIT was %d, which its sessions had "+
+		"reached, so the admin could not connect to offboard the tenant. tenantdb set it to -1 (no limit). If the database "+
+		"should keep a limit, set it again (ALTER DATABASE ... CONNECTION LIMIT).", object, limit))
+}
+
 // addImportNotFoundError: an import names an object the server does not
 // have.
 func addImportNotFoundError(diags *diag.Diagnostics, object, detail string) {

@@ -20,10 +20,7 @@ func offboarding(ctx context.Context, server string, diags *diag.Diagnostics) (c
 	ctx, notes := dbclient.Offboarding(ctx)
 	return ctx, func() {
 		for _, r := range notes.ConnectionLimitResets() {
-			diags.AddWarning(summaryConnectionLimitReset, fmt.Sprintf("Database %q on server %q: its CONNECTION LIMIT was %d, "+
-				"which its sessions had reached, so the admin could not connect to offboard the tenant. tenantdb set it to -1 "+
-				"(no limit). If the database should keep a limit, set it again (ALTER DATABASE ... CONNECTION LIMIT).",
-				r.Database, server, r.Limit))
+			addConnectionLimitResetWarning(diags, fmt.Sprintf("Database %q on server %q", r.Database, server), r.Limit)
 		}
 	}
 }
