@@ -41,8 +41,15 @@ import (
 //   - a database whose CONNECTION LIMIT keeps the admin out is reset, only
 //     while offboarding, and the reset is reported (tenantConnector);
 //   - a read-only session on a writable primary (SQLSTATE 25006 while
-//     pg_is_in_recovery() is false) is a terminal error naming the setting,
-//     not PrimaryUnavailable (judgeReadOnly).
+//     pg_is_in_recovery() is false and writes are on server-wide) is a
+//     terminal error naming the setting, not PrimaryUnavailable
+//     (judgeReadOnly);
+//   - the catalog reads that run inside a tenant database (pgGrantQuery,
+//     defaultACLs) call functions by their pg_catalog. names; relations,
+//     operators, casts and types there resolve under the pinned and
+//     verified search_path, where pg_catalog comes first and no schema a
+//     tenant can create appears. The maintenance database has no tenant
+//     schema (tenants own nothing there).
 //
 // Not pinned: synchronous_commit (pinning it would override a stronger
 // server-wide remote_apply; a tenant's `off` can lose the admin's last
