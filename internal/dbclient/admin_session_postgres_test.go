@@ -279,3 +279,47 @@ func TestPgDisplayMS(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminSession_connectionLimitOutsideOffboarding: a tenant database
+// whose CONNECTION LIMIT 0 keeps the admin out is changed only by an
+// offboarding. An ordinary apply (a grant's create) fails terminally
+// naming the limit, not PrimaryUnavailable; a refresh reads what the
+// catalog shows (the shallow read); the limit stays 0. Under Offboarding
+// the same connection resets it to -1 and the notes say so.
+func TestAdminSession_connectionLimitOutsideOffboarding(t *testing.T) {
+	e := pgEnv(t)
+	db, _ := e.newTenant("cl", "Pin-owner-1")
+	grantee := e.plainLogin("clg", "Grantee1")
+	e.super(fmt.Sprintf("ALTER DATABASE %s CONNECTION LIMIT 0", pgQuoteIdent(db.String())))
+	limit := func() int {
+		var n int
+		if err := e.superDB().QueryRowContext(e.ctx, `SELECT datconnlimit FROM pg_database WHERE datname = $1`, db.String()).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	start := time.Now()
+	_, err := e.s.CreateGrant(e.ctx, db, grantee, mustPrivileges(t, e.engine, "SELECT"))
+	t.Logf("after %v: %v", time.Since(start), err)
+	if err == nil || !strings.Contains(err.Error(), "CONNECTION LIMIT 0") || ddl.ReasonOf(err) == ddl.PrimaryUnavailable || classify(err) != classTerminal {
+		t.Fatalf("a grant's create into a database with CONNECTION LIMIT 0: %v (class %s), want a terminal error naming the limit", err, classify(err))
+	}
+	st, err := e.s.ReadGrant(e.ctx, db, grantee)
+	if err != nil || !st.Shallow {
+		t.Fatalf("a refresh of a grant in a database the admin cannot enter: %+v, %v; want the shallow read", st, err)
+	}
+	if n := limit(); n != 0 {
+		t.Fatalf("a create and a refresh changed the limit to %d", n)
+	}
+
+	ctx, notes := Offboarding(e.ctx)
+	if err := e.s.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {
+		return q.QueryRowContext(ctx, `SELECT 1`).Scan(new(int))
+	}); err != nil {
+		t.Fatalf("an offboarding's connection: %v", err)
+	}
+	if r := notes.ConnectionLimitResets(); len(r) != 1 || r[0] != (ConnectionLimitReset{Database: db.String(), Limit: 0}) || limit() != -1 {
+		t.Fatalf("after the offboarding's connection: resets %+v, limit %d; want one reset of 0, limit -1", r, limit())
+	}
+}
