@@ -321,7 +321,7 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 			return fmt.Errorf("%s: after revoking, %q still holds %v (database rights %v, USAGE on %d schema(s)) on %q",
 				s.spec.describe(), user, left, after.read.Database, after.read.UsableSchemas, db)
 		}
-		return nil
+		return s.markGrantee(ctx, db, g.principalOID, false)
 	})
 	return out, err
 }
@@ -363,6 +363,14 @@ func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user 
 			return err
 		}
 		scope = g.scope
+	}
+	// The principal is a declared grantee: the owner's offboarding leaves
+	// it what it holds (grantee_mark.go). Recorded before the change, so a
+	// grant that exists is never missing from the list.
+	if g != nil {
+		if err := s.markGrantee(ctx, db, g.principalOID, true); err != nil {
+			return err
+		}
 	}
 	diff := held.Diff(s.info, desired)
 	if diff.Empty() {

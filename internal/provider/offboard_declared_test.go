@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Offboarding a PostgreSQL tenant (issue 42, items 4 and 5): after the
+// owner's destroy (database retained) only the admin and declared grants
+// hold anything in the database, and another tenant's grant to the owner
+// login does not block the drop.
+
+// offboardHCL: tenant db with its owner (unless noOwner) and a declared
+// grant of SELECT to carol; tenant other with its own owner.
+func offboardHCL(s accServer, db, owner, carol, other, otherOwner string, noOwner bool) string {
+	cfg := s.serverHCL("") + tenantDatabaseHCL(other, "") + fmt.Sprintf(`
+resource "tenantdb_tenant_owner" "other" {
+  server              = tenantdb_db_server.main.ref
+  database            = tenantdb_tenant_database.%s.name
+  username            = %q
+  password_wo         = "Owner-pw-2"
+  password_wo_version = 1
+}
+`, other, otherOwner)
+	if noOwner {
+		return cfg + tenantDatabaseHCL(db, "") + grantHCL("c", "tenantdb_tenant_database."+db+".name", carol, `["SELECT"]`, "")
+	}
+	return cfg + tenantDatabaseHCL(db, "") + strings.Replace(ownerBlockHCL(owner, "Owner-pw-1", 1, ""),
+		"tenantdb_tenant_database.db.name", "tenantdb_tenant_database."+db+".name", 1) +
+		grantHCL("c", "tenantdb_tenant_database."+db+".name", carol, `["SELECT"]`, "  depends_on = [tenantdb_tenant_owner.o]")
+}
+
+// TestAccOffboard_leavesOnlyDeclared: before it is offboarded the owner
+// grants bob CONNECT WITH GRANT OPTION (bob passes CONNECT on to dave),
+// SELECT on orders to bob and to PUBLIC, CONNECT to PUBLIC, EXECUTE on a
+// function, USAGE on a sequence, a column privilege, a large object and a
+// default privilege to bob; tenant other's owner grants the owner login
+// SELECT on its table t. Destroying the owner (the database retained)
+// succeeds; bob, dave and a fresh login can neither connect nor read;
+// carol, declared, still reads orders; the catalogs hold no entry for
+// anyone but the admin and carol, and no grant option; other's table t is
+// untouched and its ACL no longer names the dropped login.
+func TestAccOffboard_leavesOnlyDeclared(t *testing.T) {
+	s := testAccServer(t, "postgres")
+	db, owner, other, otherOwner := uniqueName("off"), uniqueName("offo"), uniqueName("offx"), uniqueName("offxo")
+	carol, bob, dave, fresh := uniqueName("carol"), uniqueName("bob"), uniqueName("dave"), uniqueName("fresh")
+	for _, p := range []string{carol, bob, dave, fresh} {
+		s.principal(t, p)
+	}
+	t.Cleanup(func() {
+		s.dropDatabase(t, db)
+		s.dropDatabase(t, other)
+		s.dropLogins(t, owner, otherOwner, carol, bob, dave, fresh)
+	})
+	w := newCLIWorkspace(t)
+	w.write(offboardHCL(s, db, owner, carol, other, otherOwner, false))
+	w.run("apply", "-auto-approve").mustSucceed(t, "create")
+
+	if err := s.as(owner, "Owner-pw-1", db,
+		"CREATE TABLE orders (id int, secret text)", "INSERT INTO orders VALUES (1, 'x')",
+		"CREATE SEQUENCE seq", "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1'",
+		"CREATE SCHEMA app", "CREATE TABLE app.t2 (v int)",
+		fmt.Sprintf("GRANT CONNECT ON DATABASE %s TO %s WITH GRANT OPTION", db, bob),
+		fmt.Sprintf("GRANT CONNECT, TEMPORARY ON DATABASE %s TO PUBLIC", db),
+		"GRANT SELECT ON orders TO "+bob+" WITH GRANT OPTION", "GRANT SELECT ON orders TO PUBLIC",
+		"GRANT SELECT (secret) ON orders TO "+dave, "GRANT USAGE ON SEQUENCE seq TO "+bob,
+		"REVOKE EXECUTE ON FUNCTION f() FROM PUBLIC", "GRANT EXECUTE ON FUNCTION f() TO "+bob,
+		"GRANT USAGE, CREATE ON SCHEMA app TO "+bob, "GRANT CREATE ON SCHEMA public TO PUBLIC",
+		"GRANT ALL ON app.t2 TO "+bob, "SELECT lo_create(4242042)", "GRANT SELECT ON LARGE OBJECT 4242042 TO "+bob,
+		"ALTER DEFAULT PRIVILEGES GRANT SELECT ON TABLES TO "+bob,
+		"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO PUBLIC",
+	); err != nil {
+		t.Fatal(err)
+	}
+	// A chain through bob's grant options.
+	if err := s.as(bob, principalPW, db, fmt.Sprintf("GRANT CONNECT ON DATABASE %s TO %s", db, dave),
+		"GRANT SELECT ON orders TO "+dave); err != nil {
+		t.Fatal(err)
+	}
+	// Another tenant's owner grants this tenant's owner login a table.
+	if err := s.as(otherOwner, "Owner-pw-2", other, "CREATE TABLE t (v int)", "INSERT INTO t VALUES (7)",
+		"GRANT SELECT ON t TO "+owner); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.as(bob, principalPW, db, "SELECT * FROM orders"); err != nil {
+		t.Fatalf("the setup did not give bob the table: %v", err)
+	}
+
+	w.write(offboardHCL(s, db, owner, carol, other, otherOwner, true))
+	w.run("apply", "-auto-approve").mustSucceed(t, "offboard the owner, the database retained")
+	w.requireEmptyPlan(t, "after the offboarding (carol's grant is whole)")
+
+	if n := s.count(t, "", `SELECT count(*) FROM pg_roles WHERE rolname = $1`, owner); n != 0 {
+		t.Fatalf("the owner login %s was not dropped", owner)
+	}
+	for _, who := range []string{bob, dave, fresh} {
+		if err := s.as(who, principalPW, db, "SELECT 1"); err == nil || !strings.Contains(err.Error(), "denied") {
+			t.Errorf("%s connects to the offboarded database (err %v)", who, err)
+		}
+		if n := s.count(t, db, `SELECT count(*) FROM (VALUES
+  (has_database_privilege($1, current_database(), 'CONNECT')), (has_database_privilege($1, current_database(), 'TEMPORARY')),
+  (has_table_privilege($1, 'orders', 'SELECT')), (has_column_privilege($1, 'orders', 'secret', 'SELECT')),
+  (has_sequence_privilege($1, 'seq', 'USAGE')), (has_function_privilege($1, 'f()', 'EXECUTE')),
+  (has_schema_privilege($1, 'app', 'USAGE')), (has_schema_privilege($1, 'public', 'CREATE')),
+  (has_table_privilege($1, 'app.t2', 'SELECT'))) v(held) WHERE held`, who); n != 0 {
+			t.Errorf("%s still holds %d of the tenant's onward privileges", who, n)
+		}
+	}
+	if err := s.as(carol, principalPW, db, "SELECT id FROM orders"); err != nil {
+		t.Errorf("carol, a declared grantee, lost her grant: %v", err)
+	}
+	// Every ACL entry left in the database names the admin or carol, none
+	// grantable.
+	left := s.superStringsIn(t, db, `
+SELECT kind || ': ' || CASE WHEN grantee = 0 THEN 'PUBLIC' ELSE pg_get_userbyid(grantee) END || ' ' || privilege_type ||
+       CASE WHEN is_grantable THEN '*' ELSE '' END
+FROM (SELECT 'database' kind, (aclexplode(datacl)).* FROM pg_database WHERE datname = current_database()
+      UNION ALL SELECT 'relation ' || relname, (aclexplode(relacl)).* FROM pg_class WHERE relnamespace IN ('public'::regnamespace, 'app'::regnamespace)
+      UNION ALL SELECT 'column ' || attname, (aclexplode(attacl)).* FROM pg_attribute WHERE attrelid = 'orders'::regclass
+      UNION ALL SELECT 'function', (aclexplode(proacl)).* FROM pg_proc WHERE proname = 'f'
+      UNION ALL SELECT 'schema ' || nspname, (aclexplode(nspacl)).* FROM pg_namespace WHERE nspname IN ('public', 'app')
+      UNION ALL SELECT 'large object', (aclexplode(lomacl)).* FROM pg_largeobject_metadata
+      UNION ALL SELECT 'default', (aclexplode(defaclacl)).* FROM pg_default_acl) e
+WHERE grantee NOT IN (SELECT oid FROM pg_roles WHERE rolname IN ($1, $2, 'pg_database_owner'))
+  AND NOT (grantee = 0 AND kind = 'schema public' AND privilege_type = 'USAGE')
+  OR is_grantable ORDER BY 1`, s.Admin.Username, carol)
+	if len(left) > 0 {
+		t.Errorf("the offboarded database still grants, beyond the admin and carol:\n  %s", strings.Join(left, "\n  "))
+	}
+	// The other tenant's table is untouched; its ACL no longer names the
+	// dropped login (its OID would show as a number).
+	if n := s.count(t, other, `SELECT count(*) FROM t WHERE v = 7`); n != 1 {
+		t.Errorf("the other tenant's table t lost its row (%d rows)", n)
+	}
+	if acl := s.superStringsIn(t, other, `SELECT relacl::text FROM pg_class WHERE relname = 't'`); len(acl) != 1 || strings.Contains(acl[0], owner) {
+		t.Errorf("the other tenant's table ACL: %v", acl)
+	}
+}
+
+// superStringsIn is superStrings inside database db.
+func (s accServer) superStringsIn(t *testing.T, db, query string, args ...any) []string {
+	t.Helper()
+	rows, err := s.super(t, db).Query(query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
