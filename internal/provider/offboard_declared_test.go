@@ -161,3 +161,46 @@ func (s accServer) superStringsIn(t *testing.T, db, query string, args ...any) [
 	}
 	return out
 }
+
+// TestAccOffboard_dataMovesBeforeDrop (issue 42, item 1): the owner sets
+// its database's role to itself, so the admin's sessions there run as the
+// owner and CURRENT_USER is the owner. Destroying the owner (database
+// retained) must not drop the tenant's table: REASSIGN OWNED names the
+// admin, and DROP OWNED runs only once the login owns nothing left there.
+// Whether that destroy succeeds (a pinned session) or stops (the owner may
+// not reassign to the admin), the rows are there; once the setting is gone
+// the offboarding completes and the admin owns the table.
+func TestAccOffboard_dataMovesBeforeDrop(t *testing.T) {
+	s := testAccServer(t, "postgres")
+	db, owner := uniqueName("dmv"), uniqueName("dmvo")
+	t.Cleanup(func() {
+		s.dropDatabase(t, db)
+		s.dropLogins(t, owner)
+	})
+	w := newCLIWorkspace(t)
+	w.write(s.serverHCL("") + ownerHCL(db, owner, "Owner-pw-1", 1, ""))
+	w.run("apply", "-auto-approve").mustSucceed(t, "create")
+	if err := s.as(owner, "Owner-pw-1", db, "CREATE TABLE orders (v int)", "INSERT INTO orders VALUES (1), (2)",
+		fmt.Sprintf("ALTER DATABASE %s SET role = %s", db, owner)); err != nil {
+		t.Fatal(err)
+	}
+	w.write(s.serverHCL("") + fmt.Sprintf("resource \"tenantdb_tenant_database\" \"db\" {\n  server = tenantdb_db_server.main.ref\n  name   = %q\n}\n", db))
+	first := w.run("apply", "-auto-approve")
+	// The superuser's sessions there would run as the owner too.
+	if _, err := s.super(t, "").Exec(fmt.Sprintf(`ALTER DATABASE %q RESET role`, db)); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.count(t, db, `SELECT count(*) FROM orders`); n != 2 {
+		t.Fatalf("the offboarding lost the tenant's rows: %d left (apply error: %v)", n, first.Err)
+	}
+	if first.Err != nil {
+		t.Logf("the offboarding stopped while the role was set: %s", first.Diagnostics)
+		w.run("apply", "-auto-approve").mustSucceed(t, "offboard once the role setting is gone")
+	}
+	if got := s.superStringsIn(t, db, `SELECT pg_get_userbyid(relowner)::text FROM pg_class WHERE relname = 'orders'`); len(got) != 1 || got[0] != s.Admin.Username {
+		t.Fatalf("orders is owned by %v after the offboarding, want the admin %s", got, s.Admin.Username)
+	}
+	if n := s.count(t, db, `SELECT count(*) FROM orders`); n != 2 {
+		t.Fatalf("the offboarding lost the tenant's rows: %d left", n)
+	}
+}
