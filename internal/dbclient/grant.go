@@ -58,6 +58,20 @@ func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 	if s.info.Flavor == ddl.FlavorPostgres && s.spec.ShallowGrantRefresh && ctx.Value(fullReadKey{}) == nil {
 		return s.readGrantShallow(ctx, db, user, st)
 	}
+	if s.info.Flavor == ddl.FlavorPostgres && ctx.Value(fullReadKey{}) != nil {
+		// An import of a hardened tenant (no CONNECT for PUBLIC) whose
+		// owner's import, in the same plan, has not made the admin a
+		// member yet: only the database's ACL can be read (plans only
+		// read, so nothing is granted to read more). The apply reads in
+		// full after joining the owner (import_join.go).
+		may, err := s.adminMayConnect(ctx, db)
+		if err != nil {
+			return st, err
+		}
+		if !may {
+			return s.readGrantShallow(ctx, db, user, st)
+		}
+	}
 	if s.info.Flavor == ddl.FlavorPostgres {
 		// One query inside the tenant database says it all, the
 		// principal's OID included.
