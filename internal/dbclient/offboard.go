@@ -4,8 +4,11 @@ package dbclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
@@ -48,7 +51,19 @@ func (s *Server) dropPostgresLogin(ctx context.Context, db ddl.DatabaseName, use
 	if err := s.requireOwnsNothing(ctx, db, user); err != nil {
 		return err
 	}
-	return s.exec(ctx, revokes.Append(foreign).Append(ddl.DropOwnedLogin(s.dialect(), db, user)))
+	return withDependents(s.spec.Name, user, s.exec(ctx, revokes.Append(foreign).Append(ddl.DropOwnedLogin(s.dialect(), db, user))))
+}
+
+// withDependents: DROP ROLE refused because something still depends on the
+// login (2BP01: privileges granted after the reads above, or on objects
+// whose owner the admin does not act as) says what, with the server's
+// DETAIL ("privileges for table t in database globex").
+func withDependents(server string, user ddl.Username, err error) error {
+	var pe *pgconn.PgError
+	if err == nil || !errors.As(err, &pe) || pe.Code != "2BP01" || pe.Detail == "" {
+		return err
+	}
+	return ddl.ErrLoginStillHeld(server, user, pe.Detail, err)
 }
 
 // declaredGrantees reads the principals (OIDs) of the declared grants on db
@@ -203,7 +218,14 @@ func (s *Server) foreignRevokes(ctx context.Context, db ddl.DatabaseName, user d
 			return ddl.Plan{}, err
 		}
 		if h.owns || h.defaults {
-			blocked = append(blocked, ddl.ForeignHolding{Database: other, OwnsObjects: h.owns})
+			blocked = append(blocked, ddl.ForeignHolding{Database: other, OwnsObjects: h.owns, Defaults: h.defaults})
+			continue
+		}
+		if may, err := s.adminMayConnect(ctx, other); err != nil || !may {
+			if err != nil {
+				return ddl.Plan{}, err
+			}
+			blocked = append(blocked, ddl.ForeignHolding{Database: other})
 			continue
 		}
 		rows, err := s.onwardRows(ctx, other, user, true, nil)

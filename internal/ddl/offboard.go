@@ -205,5 +205,7 @@ func NewCatalogDatabaseName(s string) (DatabaseName, error) {
 // what tenantdb does not take away itself.
 type ForeignHolding struct {
 	Database    DatabaseName
-	OwnsObjects bool // objects (not only default privileges)
+	OwnsObjects bool // objects there
+	Defaults    bool // default privileges there (its own, or naming it)
+	// Neither: privileges only, in a database the admin may not connect to.
 }

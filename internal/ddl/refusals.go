@@ -163,11 +163,15 @@ func ErrStillOwns(server string, db DatabaseName, user Username, admin RoleName,
 func ErrForeignHoldings(server string, user Username, hs []ForeignHolding) error {
 	var b strings.Builder
 	for _, h := range hs {
-		what := "has default privileges"
-		fix := fmt.Sprintf("DROP OWNED BY %s;", pgIdent(user.s))
-		if h.OwnsObjects {
+		// DROP OWNED drops nothing where the login owns nothing: there it
+		// only revokes its privileges and removes its default privileges.
+		what, fix := "holds privileges (the admin may not connect there)", fmt.Sprintf("DROP OWNED BY %s;", pgIdent(user.s))
+		switch {
+		case h.OwnsObjects:
 			what = "owns objects"
 			fix = fmt.Sprintf("REASSIGN OWNED BY %s TO <that database's owner>; DROP OWNED BY %s;", pgIdent(user.s), pgIdent(user.s))
+		case h.Defaults:
+			what = "has default privileges"
 		}
 		fmt.Fprintf(&b, "\n  database %q: it %s there; connected to %s, run: %s", h.Database.s, what, pgIdent(h.Database.s), fix)
 	}
@@ -175,4 +179,13 @@ func ErrForeignHoldings(server string, user Username, hs []ForeignHolding) error
 		"privileges anywhere, and tenantdb never drops or reassigns what it owns in another database:%s\nNothing was "+
 		"changed. Run those statements as that database's owner (or a superuser), then apply again",
 		server, user.s, b.String())
+}
+
+// ErrLoginStillHeld: DROP ROLE found something still depending on the
+// login after tenantdb revoked what it read; detail is the server's list.
+func ErrLoginStillHeld(server string, user Username, detail string, cause error) error {
+	return fmt.Errorf("server %q: login %q cannot be dropped yet: %w\n\nPostgreSQL lists what still depends on it:\n%s\n\n"+
+		"In each database named there, connected as its owner (or a superuser), run REVOKE ALL ON <object> FROM %s; "+
+		"(or DROP OWNED BY %s; where the login owns nothing), then apply again. Its tenant's tables were already "+
+		"reassigned to the admin", server, user.s, cause, detail, pgIdent(user.s), pgIdent(user.s))
 }

@@ -204,3 +204,71 @@ func TestAccOffboard_dataMovesBeforeDrop(t *testing.T) {
 		t.Fatalf("the offboarding lost the tenant's rows: %d left", n)
 	}
 }
+
+// TestAccOffboard_foreignObjectsRefused (issue 42, item 5): the owner login
+// made a table in another tenant's database (that tenant's owner let it).
+// tenantdb never drops or reassigns anything there, so the owner's destroy
+// is refused before any statement: the error names that database and the
+// statements that clear it, the login and its own tables are as they were,
+// and the other tenant's table is untouched. Once the statements run, the
+// destroy succeeds.
+func TestAccOffboard_foreignObjectsRefused(t *testing.T) {
+	s := testAccServer(t, "postgres")
+	db, owner, other, otherOwner := uniqueName("ofr"), uniqueName("ofro"), uniqueName("ofrx"), uniqueName("ofrxo")
+	t.Cleanup(func() {
+		s.dropDatabase(t, db)
+		s.dropDatabase(t, other)
+		s.dropLogins(t, owner, otherOwner)
+	})
+	w := newCLIWorkspace(t)
+	cfg := func(withOwner bool) string {
+		c := s.serverHCL("") + tenantDatabaseHCL(other, "") + fmt.Sprintf(`
+resource "tenantdb_tenant_owner" "other" {
+  server              = tenantdb_db_server.main.ref
+  database            = tenantdb_tenant_database.%s.name
+  username            = %q
+  password_wo         = "Owner-pw-2"
+  password_wo_version = 1
+}
+`, other, otherOwner) + tenantDatabaseHCL(db, "")
+		if withOwner {
+			c += strings.Replace(ownerBlockHCL(owner, "Owner-pw-1", 1, ""), "tenantdb_tenant_database.db.name", "tenantdb_tenant_database."+db+".name", 1)
+		}
+		return c
+	}
+	w.write(cfg(true))
+	w.run("apply", "-auto-approve").mustSucceed(t, "create")
+	if err := s.as(owner, "Owner-pw-1", db, "CREATE TABLE orders (v int)", "INSERT INTO orders VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.as(otherOwner, "Owner-pw-2", other, "CREATE TABLE t (v int)", "INSERT INTO t VALUES (7)",
+		fmt.Sprintf("GRANT CONNECT ON DATABASE %s TO %s", other, owner), "GRANT CREATE ON SCHEMA public TO "+owner); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.as(owner, "Owner-pw-1", other, "CREATE TABLE mine (v int)"); err != nil {
+		t.Fatal(err)
+	}
+	w.write(cfg(false))
+	r := w.run("apply", "-auto-approve").mustFail(t, "offboard while the login owns a table in another database")
+	d := r.requireDiag(t, "error", "Could not drop login")
+	for _, want := range []string{fmt.Sprintf("database %q: it owns objects", other), "REASSIGN OWNED BY " + `"` + owner + `"`, "Nothing was changed"} {
+		if !strings.Contains(d.Detail, want) {
+			t.Errorf("the refusal does not say %q:\n%s", want, d.Detail)
+		}
+	}
+	if n := s.count(t, "", `SELECT count(*) FROM pg_database WHERE datname = $1 AND pg_get_userbyid(datdba) = $2`, db, owner); n != 1 {
+		t.Error("the refused offboarding changed the database's owner")
+	}
+	if n := s.count(t, other, `SELECT count(*) FROM t`); n != 1 {
+		t.Errorf("the other tenant's table t holds %d rows", n)
+	}
+	if got := s.superStringsIn(t, other, `SELECT pg_get_userbyid(relowner)::text FROM pg_class WHERE relname = 'mine'`); len(got) != 1 || got[0] != owner {
+		t.Errorf("the login's table in the other database: owner %v", got)
+	}
+	// The statements the refusal gives, run by a superuser.
+	s.exec(t, other, fmt.Sprintf("REASSIGN OWNED BY %s TO %s", s.ident(owner), s.ident(otherOwner)), "DROP OWNED BY "+s.ident(owner))
+	w.run("apply", "-auto-approve").mustSucceed(t, "offboard once the other database is cleared")
+	if n := s.count(t, db, `SELECT count(*) FROM orders`); n != 1 {
+		t.Errorf("the tenant's table holds %d rows after the offboarding", n)
+	}
+}
