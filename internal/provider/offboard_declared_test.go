@@ -272,3 +272,50 @@ resource "tenantdb_tenant_owner" "other" {
 		t.Errorf("the tenant's table holds %d rows after the offboarding", n)
 	}
 }
+
+// TestAccOffboard_declaredGranteesCarried: the declared grantees live in
+// the owner login's mark (grants=, OIDs), which only the admin writes. A
+// grant made before the owner exists is taken into the owner's mark at its
+// create (the admin owned the database then, so only the admin could have
+// granted CONNECT); a username rotation carries the list to the new login;
+// the offboarding of the rotated login leaves carol her grant and takes
+// away bob's, which the tenant gave.
+func TestAccOffboard_declaredGranteesCarried(t *testing.T) {
+	s := testAccServer(t, "postgres")
+	db, ownerA, ownerB, carol, bob := uniqueName("odc"), uniqueName("odca"), uniqueName("odcb"), uniqueName("carol"), uniqueName("bob")
+	s.principal(t, carol)
+	s.principal(t, bob)
+	t.Cleanup(func() {
+		s.dropDatabase(t, db)
+		s.dropLogins(t, ownerA, ownerB)
+	})
+	carolOID := fmt.Sprint(s.count(t, "", `SELECT oid::int FROM pg_roles WHERE rolname = $1`, carol))
+	grant := grantHCL("c", "tenantdb_tenant_database.db.name", carol, `["SELECT"]`, "")
+	dbOnly := strings.SplitN(ownerHCL(db, ownerA, "Owner-pw-1", 1, ""), `resource "tenantdb_tenant_owner"`, 2)[0]
+	w := newCLIWorkspace(t)
+	w.write(s.serverHCL("") + dbOnly + grant)
+	w.run("apply", "-auto-approve").mustSucceed(t, "the grant before any owner")
+	w.write(s.serverHCL("") + ownerHCL(db, ownerA, "Owner-pw-1", 1, "") + grant)
+	w.run("apply", "-auto-approve").mustSucceed(t, "the owner after the grant")
+	if c := s.roleComment(t, ownerA); !strings.Contains(c, " grants="+carolOID+" ") {
+		t.Fatalf("the owner's mark does not declare carol (OID %s): %q", carolOID, c)
+	}
+	if err := s.as(ownerA, "Owner-pw-1", db, "CREATE TABLE orders (v int)", "INSERT INTO orders VALUES (1)",
+		fmt.Sprintf("GRANT CONNECT ON DATABASE %s TO %s", db, bob), "GRANT SELECT ON orders TO "+bob, "GRANT SELECT ON orders TO "+carol); err != nil {
+		t.Fatal(err)
+	}
+	w.write(s.serverHCL("") + ownerHCL(db, ownerB, "Owner-pw-1", 1, "") + grant)
+	w.run("apply", "-auto-approve").mustSucceed(t, "rotate the owner's username")
+	if c := s.roleComment(t, ownerB); !strings.Contains(c, " grants="+carolOID+" ") {
+		t.Fatalf("the rotation did not carry the declared grantees: %q", c)
+	}
+	w.write(s.serverHCL("") + dbOnly + grant)
+	w.run("apply", "-auto-approve").mustSucceed(t, "offboard the rotated owner")
+	if err := s.as(carol, principalPW, db, "SELECT v FROM orders"); err != nil {
+		t.Errorf("carol, declared, lost her grant: %v", err)
+	}
+	if err := denied(s.as(bob, principalPW, db, "SELECT v FROM orders"), "bob connecting"); err != nil {
+		t.Error(err)
+	}
+	w.requireEmptyPlan(t, "after the offboarding")
+}
