@@ -43,25 +43,9 @@ func (s *Server) granteesToCarry(ctx context.Context, db ddl.DatabaseName, owner
 // connectGranteeOIDs lists the OIDs of the roles holding CONNECT on db, in
 // numeric order.
 func (s *Server) connectGranteeOIDs(ctx context.Context, db ddl.DatabaseName) ([]string, error) {
-	var out []string
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
-		out = nil
-		rows, err := q.QueryContext(ctx, `SELECT DISTINCT a.grantee::text, a.grantee FROM pg_catalog.pg_database d, pg_catalog.aclexplode(d.datacl) a
-WHERE d.datname = $1 AND a.privilege_type = 'CONNECT' AND a.grantee <> 0 AND a.grantee <> d.datdba ORDER BY 2`, db.String())
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var oid string
-			var n uint32
-			if err := rows.Scan(&oid, &n); err != nil {
-				return err
-			}
-			out = append(out, oid)
-		}
-		return rows.Err()
-	})
+	out, err := s.queryStrings(ctx, "", `SELECT a.grantee::text FROM pg_catalog.pg_database d, pg_catalog.aclexplode(d.datacl) a
+WHERE d.datname = $1 AND a.privilege_type = 'CONNECT' AND a.grantee <> 0 AND a.grantee <> d.datdba
+GROUP BY a.grantee ORDER BY a.grantee`, db.String())
 	if err != nil {
 		return nil, s.readError("read who may connect to "+db.String(), err)
 	}

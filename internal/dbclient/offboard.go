@@ -260,23 +260,7 @@ ORDER BY 1 LIMIT 20`
 // DROP OWNED drops every object the login still owns in db, so it runs
 // only once the login owns nothing there.
 func (s *Server) requireOwnsNothing(ctx context.Context, db ddl.DatabaseName, user ddl.Username) error {
-	var left []string
-	err := s.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {
-		left = nil
-		rs, err := q.QueryContext(ctx, ownedLeftQuery, user.String())
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var d string
-			if err := rs.Scan(&d); err != nil {
-				return err
-			}
-			left = append(left, d)
-		}
-		return rs.Err()
-	})
+	left, err := s.queryStrings(ctx, db.String(), ownedLeftQuery, user.String())
 	if err != nil {
 		return s.readError(fmt.Sprintf("read what login %s still owns in %s", user, db), err)
 	}
@@ -284,4 +268,31 @@ func (s *Server) requireOwnsNothing(ctx context.Context, db ddl.DatabaseName, us
 		return ddl.ErrStillOwns(s.spec.Name, db, user, s.info.Admin, left)
 	}
 	return nil
+}
+
+// queryStrings runs a read of one text column in database ("" the
+// maintenance database) and returns its rows.
+func (s *Server) queryStrings(ctx context.Context, database, query string, args ...any) ([]string, error) {
+	var out []string
+	read := func(ctx context.Context, q queryer) error {
+		out = nil
+		rs, err := q.QueryContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var v string
+			if err := rs.Scan(&v); err != nil {
+				return err
+			}
+			out = append(out, v)
+		}
+		return rs.Err()
+	}
+	if database == "" {
+		return out, s.query(ctx, read)
+	}
+	err := s.queryIn(ctx, database, read)
+	return out, err
 }

@@ -182,24 +182,12 @@ func (s *Server) roleNames(ctx context.Context, oids map[string]bool) (map[strin
 	for o := range oids {
 		list = append(list, o)
 	}
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
-		clear(out)
-		rs, err := q.QueryContext(ctx, `SELECT rolname FROM pg_catalog.pg_roles WHERE oid::text = ANY($1)`, list)
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var n string
-			if err := rs.Scan(&n); err != nil {
-				return err
-			}
-			out[n] = true
-		}
-		return rs.Err()
-	})
+	names, err := s.queryStrings(ctx, "", `SELECT rolname::text FROM pg_catalog.pg_roles WHERE oid::text = ANY($1)`, list)
 	if err != nil {
 		return nil, s.readError("read the declared grantees", err)
+	}
+	for _, n := range names {
+		out[n] = true
 	}
 	return out, nil
 }

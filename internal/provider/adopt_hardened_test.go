@@ -42,50 +42,7 @@ func TestAccAdoptHardenedTenant(t *testing.T) {
 		t.Fatal("the admin may connect to the hardened database before the import: the test shows nothing")
 	}
 
-	w := newCLIWorkspace(t)
-	w.write(s.serverHCL("") + fmt.Sprintf(`
-resource "tenantdb_tenant_database" "db" {
-  server = tenantdb_db_server.main.ref
-  name   = %[1]q
-}
-
-resource "tenantdb_tenant_owner" "o" {
-  server              = tenantdb_db_server.main.ref
-  database            = tenantdb_tenant_database.db.name
-  username            = %[2]q
-  password_wo         = %[4]q
-  password_wo_version = 1
-}
-
-resource "tenantdb_tenant_grant" "g" {
-  server     = tenantdb_db_server.main.ref
-  database   = tenantdb_tenant_database.db.name
-  username   = %[3]q
-  privileges = ["SELECT"]
-}
-
-import {
-  to = tenantdb_tenant_database.db
-  id = jsonencode({ server = tenantdb_db_server.main.ref, name = %[1]q })
-}
-
-import {
-  to = tenantdb_tenant_owner.o
-  id = jsonencode({ server = tenantdb_db_server.main.ref, database = %[1]q, username = %[2]q })
-}
-
-import {
-  to = tenantdb_tenant_grant.g
-  id = jsonencode({ server = tenantdb_db_server.main.ref, database = %[1]q, username = %[3]q })
-}
-`, db, owner, rep, ownerPW))
-	w.run("apply", "-auto-approve", "-target=tenantdb_db_server.main").mustSucceed(t, "the db_server on its own")
-
-	mark := s.MarkLog(t)
-	actions, importing := planActions(t, w)
-	if s.requireOnlyReads(t, mark, "the import plan") == 0 {
-		t.Fatal("the statement log shows no statement of the import plan")
-	}
+	w, actions, importing := s.planTenantImport(t, db, owner, rep, ownerPW)
 	for _, addr := range []string{"tenantdb_tenant_database.db", "tenantdb_tenant_owner.o", "tenantdb_tenant_grant.g"} {
 		if !importing[addr] {
 			t.Errorf("%s is not imported by the plan (actions %v)", addr, actions[addr])

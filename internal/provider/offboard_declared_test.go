@@ -16,7 +16,19 @@ import (
 // offboardHCL: tenant db with its owner (unless noOwner) and a declared
 // grant of SELECT to carol; tenant other with its own owner.
 func offboardHCL(s accServer, db, owner, carol, other, otherOwner string, noOwner bool) string {
-	cfg := s.serverHCL("") + tenantDatabaseHCL(other, "") + fmt.Sprintf(`
+	cfg := s.serverHCL("") + otherTenantHCL(other, otherOwner)
+	if noOwner {
+		return cfg + tenantDatabaseHCL(db, "") + grantHCL("c", "tenantdb_tenant_database."+db+".name", carol, `["SELECT"]`, "")
+	}
+	return cfg + tenantDatabaseHCL(db, "") + strings.Replace(ownerBlockHCL(owner, "Owner-pw-1", 1, ""),
+		"tenantdb_tenant_database.db.name", "tenantdb_tenant_database."+db+".name", 1) +
+		grantHCL("c", "tenantdb_tenant_database."+db+".name", carol, `["SELECT"]`, "  depends_on = [tenantdb_tenant_owner.o]")
+}
+
+// otherTenantHCL is another tenant: database other, owner otherOwner
+// (password Owner-pw-2).
+func otherTenantHCL(other, otherOwner string) string {
+	return tenantDatabaseHCL(other, "") + fmt.Sprintf(`
 resource "tenantdb_tenant_owner" "other" {
   server              = tenantdb_db_server.main.ref
   database            = tenantdb_tenant_database.%s.name
@@ -25,12 +37,6 @@ resource "tenantdb_tenant_owner" "other" {
   password_wo_version = 1
 }
 `, other, otherOwner)
-	if noOwner {
-		return cfg + tenantDatabaseHCL(db, "") + grantHCL("c", "tenantdb_tenant_database."+db+".name", carol, `["SELECT"]`, "")
-	}
-	return cfg + tenantDatabaseHCL(db, "") + strings.Replace(ownerBlockHCL(owner, "Owner-pw-1", 1, ""),
-		"tenantdb_tenant_database.db.name", "tenantdb_tenant_database."+db+".name", 1) +
-		grantHCL("c", "tenantdb_tenant_database."+db+".name", carol, `["SELECT"]`, "  depends_on = [tenantdb_tenant_owner.o]")
 }
 
 // TestAccOffboard_leavesOnlyDeclared: before it is offboarded the owner
@@ -140,7 +146,8 @@ WHERE grantee NOT IN (SELECT oid FROM pg_roles WHERE rolname IN ($1, $2, 'pg_dat
 	}
 }
 
-// superStringsIn is superStrings inside database db.
+// superStringsIn runs a query returning one text column as the superuser
+// in database db ("" the maintenance database).
 func (s accServer) superStringsIn(t *testing.T, db, query string, args ...any) []string {
 	t.Helper()
 	rows, err := s.super(t, db).Query(query, args...)
@@ -222,15 +229,7 @@ func TestAccOffboard_foreignObjectsRefused(t *testing.T) {
 	})
 	w := newCLIWorkspace(t)
 	cfg := func(withOwner bool) string {
-		c := s.serverHCL("") + tenantDatabaseHCL(other, "") + fmt.Sprintf(`
-resource "tenantdb_tenant_owner" "other" {
-  server              = tenantdb_db_server.main.ref
-  database            = tenantdb_tenant_database.%s.name
-  username            = %q
-  password_wo         = "Owner-pw-2"
-  password_wo_version = 1
-}
-`, other, otherOwner) + tenantDatabaseHCL(db, "")
+		c := s.serverHCL("") + otherTenantHCL(other, otherOwner) + tenantDatabaseHCL(db, "")
 		if withOwner {
 			c += strings.Replace(ownerBlockHCL(owner, "Owner-pw-1", 1, ""), "tenantdb_tenant_database.db.name", "tenantdb_tenant_database."+db+".name", 1)
 		}
