@@ -58,6 +58,20 @@ func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 	if s.info.Flavor == ddl.FlavorPostgres && s.spec.ShallowGrantRefresh && ctx.Value(fullReadKey{}) == nil {
 		return s.readGrantShallow(ctx, db, user, st)
 	}
+	if s.info.Flavor == ddl.FlavorPostgres && ctx.Value(fullReadKey{}) != nil {
+		// An import of a hardened tenant (no CONNECT for PUBLIC) whose
+		// owner's import, in the same plan, has not made the admin a
+		// member yet: only the database's ACL can be read (plans only
+		// read, so nothing is granted to read more). The apply reads in
+		// full after joining the owner (import_join.go).
+		may, err := s.adminMayConnect(ctx, db)
+		if err != nil {
+			return st, err
+		}
+		if !may {
+			return s.readGrantShallow(ctx, db, user, st)
+		}
+	}
 	if s.info.Flavor == ddl.FlavorPostgres {
 		// One query inside the tenant database says it all, the
 		// principal's OID included.
@@ -328,7 +342,7 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 			return fmt.Errorf("%s: after revoking, %q still holds %v (database rights %v, USAGE on %d schema(s)) on %q",
 				s.spec.describe(), user, left, after.read.Database, after.read.UsableSchemas, db)
 		}
-		return nil
+		return s.markGrantee(ctx, db, g.principalOID, false)
 	})
 	return out, err
 }
@@ -370,6 +384,14 @@ func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user 
 			return err
 		}
 		scope = g.scope
+	}
+	// The principal is a declared grantee: the owner's offboarding leaves
+	// it what it holds (grantee_mark.go). Recorded before the change, so a
+	// grant that exists is never missing from the list.
+	if g != nil {
+		if err := s.markGrantee(ctx, db, g.principalOID, true); err != nil {
+			return err
+		}
 	}
 	diff := held.Diff(s.info, desired)
 	if diff.Empty() {

@@ -41,7 +41,11 @@ func (s *Server) ownerMark(ctx context.Context, db ddl.DatabaseName, fromRole st
 	if err != nil {
 		return ddl.OwnerMark{}, err
 	}
-	return ddl.OwnerMark{Database: db, DBIdentity: string(id), FromRole: fromRole}, nil
+	grantees, err := s.granteesToCarry(ctx, db, d.Owner)
+	if err != nil {
+		return ddl.OwnerMark{}, err
+	}
+	return ddl.OwnerMark{Database: db, DBIdentity: string(id), FromRole: fromRole, Grantees: grantees}, nil
 }
 
 // roleMark reads the mark on a PostgreSQL or MySQL 8.0.21+ login; ok is

@@ -506,13 +506,12 @@ func (s *Server) dropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		if err := fault(faultDropOldOwner, user.String()); err != nil {
 			return err
 		}
-		drop, err := s.withDefaultsHandedToAdmin(ctx, db, user, s.dialect().DropLogin(db, user))
-		if err != nil {
-			return err
+		if s.info.Flavor == ddl.FlavorPostgres {
+			return s.dropPostgresLogin(ctx, db, user, offboarding)
 		}
 		// MySQL keeps a login that defines objects: locked, and revoked
 		// when offboarding.
-		return s.keepDefiner(ctx, db, user, offboarding, s.exec(ctx, drop))
+		return s.keepDefiner(ctx, db, user, offboarding, s.exec(ctx, s.dialect().DropLogin(db, user)))
 	})
 	return outcome, c, err
 }
@@ -526,6 +525,9 @@ func (s *Server) dropOwnerLocked(ctx context.Context, db ddl.DatabaseName, user 
 	}
 	if err := fault(faultDropOldOwner, user.String()); err != nil {
 		return err
+	}
+	if s.info.Flavor == ddl.FlavorPostgres {
+		return s.dropPostgresLogin(ctx, db, user, false)
 	}
 	// A rotation's old login MySQL keeps as a definer is only locked.
 	return s.keepDefiner(ctx, db, user, false, s.exec(ctx, s.dialect().DropLogin(db, user)))

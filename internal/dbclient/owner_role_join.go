@@ -82,3 +82,24 @@ func (s *Server) databaseOwnerMembership(ctx context.Context, db ddl.DatabaseNam
 	}
 	return owner, acts, true, nil
 }
+
+// adminMayConnect reads, from the maintenance database, whether the admin
+// may connect to db (its own CONNECT, PUBLIC's, or the owner's through
+// membership). A missing database reads as true: the caller's read says
+// it is gone.
+func (s *Server) adminMayConnect(ctx context.Context, db ddl.DatabaseName) (bool, error) {
+	may := true
+	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+		may = true
+		err := q.QueryRowContext(ctx, `SELECT pg_catalog.has_database_privilege(current_user, oid, 'CONNECT')
+FROM pg_catalog.pg_database WHERE datname = $1`, db.String()).Scan(&may)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return false, s.readError("read whether the admin may connect to "+db.String(), err)
+	}
+	return may, nil
+}

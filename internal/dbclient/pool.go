@@ -352,6 +352,11 @@ func detect(ctx context.Context, spec Spec, db *sql.DB) (ddl.ServerInfo, error) 
 	}
 	info := ddl.ServerInfo{Flavor: flavor, Version: v, LowerCaseTableNames: lowerCase,
 		PasswordValidation: flavor == ddl.FlavorMariaDB && validators > 0}
+	if flavor == ddl.FlavorPostgres {
+		if info.Admin, err = ddl.NewRoleName(spec.Username); err != nil {
+			return ddl.ServerInfo{}, err
+		}
+	}
 	if flavor == ddl.FlavorMySQL && v.AtLeast(8, 0, 16) {
 		// partial_revokes decides how GRANT reads a database name (see
 		// ddl.ServerInfo.PartialRevokes); MariaDB and MySQL before 8.0.16

@@ -146,8 +146,10 @@ func (s *Server) withAdminDefaultsHandedTo(ctx context.Context, db ddl.DatabaseN
 // withDefaultsHandedToAdmin prefixes an owner's drop plan with the handover
 // of its default privileges in db to the admin, who owns the database once
 // the owner is gone (PostgreSQL, and only while the owner owns db): grants
-// keep reaching tables created later.
-func (s *Server) withDefaultsHandedToAdmin(ctx context.Context, db ddl.DatabaseName, owner ddl.Username, drop ddl.Plan) (ddl.Plan, error) {
+// keep reaching tables created later. Only the entries for declared
+// grantees (OIDs; nil: every entry) are handed over: what the tenant gave
+// anyone else ends with its login (DROP OWNED removes it).
+func (s *Server) withDefaultsHandedToAdmin(ctx context.Context, db ddl.DatabaseName, owner ddl.Username, declared map[string]bool, drop ddl.Plan) (ddl.Plan, error) {
 	if s.info.Flavor != ddl.FlavorPostgres {
 		return drop, nil
 	}
@@ -155,13 +157,37 @@ func (s *Server) withDefaultsHandedToAdmin(ctx context.Context, db ddl.DatabaseN
 	if err != nil || d == nil || d.Owner != owner.String() {
 		return drop, err
 	}
-	admin, err := ddl.NewRoleName(s.spec.Username)
-	if err != nil {
-		return ddl.Plan{}, err
-	}
 	acls, err := s.defaultACLs(ctx, db, owner.String())
 	if err != nil {
 		return ddl.Plan{}, err
 	}
-	return ddl.CarryDefaultPrivileges(db, admin, acls.WithoutSelf()).Append(drop), nil
+	acls = acls.WithoutSelf()
+	if declared != nil {
+		names, err := s.roleNames(ctx, declared)
+		if err != nil {
+			return ddl.Plan{}, err
+		}
+		acls = acls.GrantedTo(func(r ddl.RoleName) bool { return names[r.String()] })
+	}
+	return ddl.CarryDefaultPrivileges(db, s.info.Admin, acls).Append(drop), nil
+}
+
+// roleNames maps role OIDs to the names of the roles that exist.
+func (s *Server) roleNames(ctx context.Context, oids map[string]bool) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(oids) == 0 {
+		return out, nil
+	}
+	list := make([]string, 0, len(oids))
+	for o := range oids {
+		list = append(list, o)
+	}
+	names, err := s.queryStrings(ctx, "", `SELECT rolname::text FROM pg_catalog.pg_roles WHERE oid::text = ANY($1)`, list)
+	if err != nil {
+		return nil, s.readError("read the declared grantees", err)
+	}
+	for _, n := range names {
+		out[n] = true
+	}
+	return out, nil
 }

@@ -145,6 +145,14 @@ func (a DefaultACLs) MadeByGrants(isGrantee func(RoleName) bool) DefaultACLs {
 	return out
 }
 
+// GrantedTo keeps the entries to the roles for which keep is true (an
+// offboarding hands the admin only what declared grants hold); PUBLIC's
+// entries go, what the role revoked from PUBLIC stays revoked.
+func (a DefaultACLs) GrantedTo(keep func(RoleName) bool) DefaultACLs {
+	a.Grants = slices.DeleteFunc(slices.Clone(a.Grants), func(g DefaultACL) bool { return g.Grantee.IsZero() || !keep(g.Grantee) })
+	return a
+}
+
 // WithoutSelf drops the role's restrictions on itself: handed to the
 // admin (an owner dropped), they would restrict the admin's own rights.
 func (a DefaultACLs) WithoutSelf() DefaultACLs {

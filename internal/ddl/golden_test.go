@@ -24,6 +24,7 @@ func fixedSalt() []byte { return []byte("0123456789abcdef") }
 
 func dialectForGolden(info ServerInfo) Dialect {
 	if info.Flavor == FlavorPostgres {
+		info.Admin = RoleName{"tenantdb_admin"} // REASSIGN OWNED names it
 		return postgres{info: info, salt: fixedSalt}
 	}
 	return NewDialect(info)
@@ -97,6 +98,30 @@ func renderAll(t *testing.T, info ServerInfo) string {
 		section("default privileges cleared", ClearDefaultPrivileges(db, owner.Role(), defaults))
 	}
 	section("drop login", d.DropLogin(db, owner))
+	if e == EnginePostgres {
+		section("offboard: hand owned to the admin", HandOwnedToAdmin(d, db, owner))
+		revokes, err := OffboardRevokes(db, []OnwardRow{
+			{Kind: OnwardDatabase, Grantee: "", Privileges: []string{"CONNECT", "TEMPORARY"}},
+			{Kind: OnwardDatabase, Grantee: "bob", Privileges: []string{"CONNECT"}, Grantable: true},
+			{Kind: OnwardDatabase, Grantee: "carol", Privileges: []string{"CONNECT"}, Declared: true},
+			{Kind: OnwardSchema, Schema: "public", Grantee: "", Privileges: []string{"CREATE", "USAGE"}},
+			{Kind: OnwardSchema, Schema: "app data", Grantee: "", Privileges: []string{"USAGE"}},
+			{Kind: OnwardTables, Schema: "public", Grantee: "", Privileges: []string{"SELECT"}},
+			{Kind: OnwardTables, Schema: "public", Grantee: "bob", Privileges: []string{"SELECT"}, Grantable: true},
+			{Kind: OnwardTables, Schema: "public", Grantee: "carol", Privileges: []string{"SELECT"}, Grantable: true, Declared: true},
+			{Kind: OnwardSequences, Schema: "public", Grantee: "bob", Privileges: []string{"USAGE"}},
+			{Kind: OnwardRoutines, Schema: "public", Grantee: "", Privileges: []string{"EXECUTE"}},
+			{Kind: OnwardRoutines, Schema: "public", Grantee: "bob", Privileges: []string{"EXECUTE"}},
+			{Kind: OnwardType, Schema: "public", Object: `mood "x"`, Grantee: "bob", Privileges: []string{"USAGE"}},
+			{Kind: OnwardDomain, Schema: "public", Object: "posint", Grantee: "bob", Privileges: []string{"USAGE"}},
+			{Kind: OnwardLargeObject, Object: "4242042", Grantee: "bob", Privileges: []string{"SELECT"}},
+		})
+		if err != nil {
+			panic(err)
+		}
+		section("offboard: revoke what the tenant granted onward", revokes)
+		section("offboard: drop owned, drop the login", DropOwnedLogin(d, db, owner))
+	}
 	section("grant: fresh SELECT, DELETE", d.SyncPrivileges(db, grantee, owner, Diff(info, some, nil)))
 	section("grant: fresh ALL", d.SyncPrivileges(db, grantee, owner, Diff(info, all, nil)))
 	section("grant: narrow ALL to SELECT, DELETE", d.SyncPrivileges(db, grantee, owner, Diff(info, some, Catalog(info))))

@@ -3,6 +3,7 @@
 package ddl
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -41,15 +42,25 @@ type OwnerMark struct {
 	DBIdentity string // the tenant database's identity (dbclient Identity)
 	FromRole   string // a rotation: the OID of the login it takes over from; "" for a create
 	Finished   bool   // the create or handover ran to its end (status=done, or a mark without status)
+	// Grantees are the OIDs of the principals of declared
+	// tenantdb_tenant_grant resources on the database (grants=, comma
+	// separated in numeric order; a string so marks stay comparable): an
+	// offboarding leaves them what they hold (offboard.go). Only the admin
+	// (or a superuser) can write a role's comment, so neither the tenant
+	// nor a grantee can add itself.
+	Grantees string
 }
 
-var ownerMarkPattern = regexp.MustCompile(`^tenantdb owner of ([A-Za-z0-9_]{1,64}) db=([A-Za-z0-9:._-]{1,200})(?: from=([0-9]{1,10}))?(?: status=(open|done))?$`)
+var ownerMarkPattern = regexp.MustCompile(`^tenantdb owner of ([A-Za-z0-9_]{1,64}) db=([A-Za-z0-9:._-]{1,200})(?: from=([0-9]{1,10}))?(?: grants=([0-9]{1,10}(?:,[0-9]{1,10})*))?(?: status=(open|done))?$`)
 
 // Text is the comment stored on the role.
 func (m OwnerMark) Text() string {
 	s := "tenantdb owner of " + m.Database.s + " db=" + m.DBIdentity
 	if m.FromRole != "" {
 		s += " from=" + m.FromRole
+	}
+	if m.Grantees != "" {
+		s += " grants=" + m.Grantees
 	}
 	if m.Finished {
 		return s + " status=done"
@@ -74,7 +85,39 @@ func ParseOwnerMark(comment string) (OwnerMark, bool) {
 	if err != nil {
 		return OwnerMark{}, false
 	}
-	return OwnerMark{Database: db, DBIdentity: g[2], FromRole: g[3], Finished: g[4] != "open"}, true
+	return OwnerMark{Database: db, DBIdentity: g[2], FromRole: g[3], Grantees: g[4], Finished: g[5] != "open"}, true
+}
+
+// GranteeOIDs lists the declared grantees' OIDs.
+func (m OwnerMark) GranteeOIDs() []string {
+	if m.Grantees == "" {
+		return nil
+	}
+	return strings.Split(m.Grantees, ",")
+}
+
+// WithGrantee is m with the principal OID added to (add) or removed from
+// its declared grantees, and whether that changed anything.
+func (m OwnerMark) WithGrantee(oid string, add bool) (OwnerMark, bool) {
+	list := m.GranteeOIDs()
+	if slices.Contains(list, oid) == add {
+		return m, false
+	}
+	list = slices.DeleteFunc(list, func(g string) bool { return g == oid })
+	if add {
+		list = append(list, oid)
+		// OIDs in numeric order: shorter first, then by digits.
+		slices.SortFunc(list, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
+	}
+	m.Grantees = strings.Join(list, ",")
+	return m, true
+}
+
+// RecordGrantees renders the comment that stores m (finished) on owner:
+// a grant's create or destroy updating the declared grantees.
+func RecordGrantees(owner Username, m OwnerMark) Plan {
+	m.Finished = true
+	return Plan{Statements: []Statement{commentOnRole(owner, m).done()}}
 }
 
 // FinishOwnerMark appends to a PostgreSQL owner plan (a create, or a

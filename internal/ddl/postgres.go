@@ -116,17 +116,39 @@ func (d postgres) TransferOwnership(db DatabaseName, from, to Username) Plan {
 // DropLogin reassigns before it drops: DROP OWNED would otherwise destroy
 // the tenant's tables with the login. Both work per database, so they run in
 // the tenant database; DROP OWNED then only removes privileges and default
-// privileges. Missing roles are tolerated so a retried drop converges.
+// privileges. Missing roles are tolerated so a retried drop converges. An
+// owner's destroy runs the two halves apart (HandOwnedToAdmin,
+// DropOwnedLogin) with a read between them; this whole form is the undo of
+// a create, where the login has had no time to own anything else.
 func (d postgres) DropLogin(db DatabaseName, user Username) Plan {
-	return Plan{Statements: []Statement{
+	return Plan{Statements: append(d.handOwnedToAdmin(db, user), d.dropOwnedLogin(db, user)...)}
+}
+
+// adminRole renders the admin (ServerInfo.Admin), whom REASSIGN OWNED
+// names as the receiver. CURRENT_USER only where no admin is known (unit
+// tests of other plans): dbclient always sets it on PostgreSQL.
+func (d postgres) adminRole() string {
+	if d.info.Admin.IsZero() {
+		return "CURRENT_USER"
+	}
+	return pgIdent(d.info.Admin.s)
+}
+
+func (d postgres) handOwnedToAdmin(db DatabaseName, user Username) []Statement {
+	return []Statement{
 		// REASSIGN and DROP OWNED need the admin in the role. An owner
 		// login has it from its create, but a login whose create was the
 		// last thing a killed apply did (a half-made rotation) does not.
-		sql("GRANT ", pgIdent(user.s), " TO CURRENT_USER").okIfMissing().done(),
-		sql("REASSIGN OWNED BY ", pgIdent(user.s), " TO CURRENT_USER").in(db.s).okIfMissing().done(),
+		sql("GRANT ", pgIdent(user.s), " TO ", d.adminRole()).okIfMissing().done(),
+		sql("REASSIGN OWNED BY ", pgIdent(user.s), " TO ", d.adminRole()).in(db.s).okIfMissing().done(),
+	}
+}
+
+func (d postgres) dropOwnedLogin(db DatabaseName, user Username) []Statement {
+	return []Statement{
 		sql("DROP OWNED BY ", pgIdent(user.s)).in(db.s).okIfMissing().done(),
 		sql("DROP ROLE IF EXISTS ", pgIdent(user.s)).done(),
-	}}
+	}
 }
 
 // splitPostgres separates database-level from table-level privileges.

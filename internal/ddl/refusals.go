@@ -146,3 +146,46 @@ func quoteComment(c string) string {
 	}
 	return fmt.Sprintf("%q", c)
 }
+
+// ErrStillOwns: after REASSIGN OWNED the login still owns objects in db, so
+// DROP OWNED (which would drop them) was not run, nor anything after it.
+func ErrStillOwns(server string, db DatabaseName, user Username, admin RoleName, objects []string) error {
+	return fmt.Errorf("%s on server %q: login %q still owns, in database %q, after its objects were reassigned to %q: %s. "+
+		"Nothing was dropped (DROP OWNED would drop them). Reassign them by hand (in %s: REASSIGN OWNED BY %s TO %s;) "+
+		"and apply again", "PostgreSQL", server, user.s, db.s, admin.s, strings.Join(objects, "; "), pgIdent(db.s),
+		pgIdent(user.s), pgIdent(admin.s))
+}
+
+// ErrForeignHoldings: a login being dropped owns objects, or has default
+// privileges, in other databases: tenantdb never drops or reassigns
+// anything in another tenant's database, so the drop is refused before
+// any statement, naming each database and what clears it.
+func ErrForeignHoldings(server string, user Username, hs []ForeignHolding) error {
+	var b strings.Builder
+	for _, h := range hs {
+		// DROP OWNED drops nothing where the login owns nothing: there it
+		// only revokes its privileges and removes its default privileges.
+		what, fix := "holds privileges (the admin may not connect there)", fmt.Sprintf("DROP OWNED BY %s;", pgIdent(user.s))
+		switch {
+		case h.OwnsObjects:
+			what = "owns objects"
+			fix = fmt.Sprintf("REASSIGN OWNED BY %s TO <that database's owner>; DROP OWNED BY %s;", pgIdent(user.s), pgIdent(user.s))
+		case h.Defaults:
+			what = "has default privileges"
+		}
+		fmt.Fprintf(&b, "\n  database %q: it %s there; connected to %s, run: %s", h.Database.s, what, pgIdent(h.Database.s), fix)
+	}
+	return fmt.Errorf("server %q: login %q cannot be dropped: PostgreSQL drops no role that owns objects or holds "+
+		"privileges anywhere, and tenantdb never drops or reassigns what it owns in another database:%s\nNothing was "+
+		"changed. Run those statements as that database's owner (or a superuser), then apply again",
+		server, user.s, b.String())
+}
+
+// ErrLoginStillHeld: DROP ROLE found something still depending on the
+// login after tenantdb revoked what it read; detail is the server's list.
+func ErrLoginStillHeld(server string, user Username, detail string, cause error) error {
+	return fmt.Errorf("server %q: login %q cannot be dropped yet: %w\n\nPostgreSQL lists what still depends on it:\n%s\n\n"+
+		"In each database named there, connected as its owner (or a superuser), run REVOKE ALL ON <object> FROM %s; "+
+		"(or DROP OWNED BY %s; where the login owns nothing), then apply again. Its tenant's tables were already "+
+		"reassigned to the admin", server, user.s, cause, detail, pgIdent(user.s), pgIdent(user.s))
+}

@@ -102,6 +102,10 @@ type ServerInfo struct {
 	// turning it on during an apply is not (and changes what the server's
 	// existing escaped grants mean anyway, MySQL's own warning).
 	PartialRevokes bool
+	// Admin is the PostgreSQL admin login (the server spec's username):
+	// REASSIGN OWNED names it rather than CURRENT_USER, which is whoever
+	// the session runs as. Zero on MySQL/MariaDB.
+	Admin RoleName
 }
 
 // literalGrantNames: the server reads a database name in GRANT ... ON db.*

@@ -78,41 +78,10 @@ func (s accServer) schemaUsage(t *testing.T, db, grantee string) (own, public bo
 	return own, public
 }
 
-// TestAccTenantGrant_importThroughPublicUsage: import a database, its owner
-// and a grant made by hand the way cyrilgdn/postgresql makes one (a
-// superuser admin: postgresql_grant on the database and on the tables,
-// postgresql_default_privileges), on PostgreSQL.
-func TestAccTenantGrant_importThroughPublicUsage(t *testing.T) {
-	s := testAccServer(t, "postgres")
-	db, owner, rep := uniqueName("gpu"), uniqueName("gpu_app"), uniqueName("gpu_rep")
-	const ownerPW = "Owner-pw-1"
-	s.CreateLogin(t, owner, ownerPW)
-	s.principal(t, rep)
-	t.Cleanup(func() { s.dropDatabase(t, db) }) // before the logins' own cleanup
-	s.exec(t, "", "CREATE DATABASE "+s.ident(db)+" OWNER "+s.ident(owner))
-	if err := s.as(owner, ownerPW, db, "CREATE TABLE orders (id int PRIMARY KEY)", "INSERT INTO orders VALUES (1), (2)"); err != nil {
-		t.Fatal(err)
-	}
-	r, o := s.ident(rep), s.ident(owner)
-	s.exec(t, db, // cyrilgdn's statements, run by its superuser admin
-		"GRANT CONNECT ON DATABASE "+s.ident(db)+" TO "+r,
-		"GRANT SELECT ON ALL TABLES IN SCHEMA public TO "+r,
-		"ALTER DEFAULT PRIVILEGES FOR ROLE "+o+" IN SCHEMA public GRANT SELECT ON TABLES TO "+r)
-	if err := s.as(owner, ownerPW, db, "CREATE TABLE invoices (id int PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
-	read := func() error {
-		return s.as(rep, principalPW, db, "SELECT count(*) FROM orders", "SELECT count(*) FROM invoices")
-	}
-	if own, public := s.schemaUsage(t, db, rep); own || !public {
-		t.Fatalf("the fleet is not cyrilgdn's: %s's own USAGE on public %v, PUBLIC's %v", rep, own, public)
-	}
-	if err := read(); err != nil {
-		t.Fatalf("the grantee cannot read before the import: %v", err)
-	}
-
-	w := newCLIWorkspace(t)
-	w.write(s.serverHCL("") + fmt.Sprintf(`
+// importTenantHCL adopts database db, its owner (keeping password ownerPW)
+// and a grant of SELECT to rep, with three import blocks.
+func importTenantHCL(db, owner, rep, ownerPW string) string {
+	return fmt.Sprintf(`
 resource "tenantdb_tenant_database" "db" {
   server = tenantdb_db_server.main.ref
   name   = %[1]q
@@ -147,15 +116,60 @@ import {
   to = tenantdb_tenant_grant.g
   id = jsonencode({ server = tenantdb_db_server.main.ref, database = %[1]q, username = %[3]q })
 }
-`, db, owner, rep, ownerPW))
-	w.run("apply", "-auto-approve", "-target=tenantdb_db_server.main").mustSucceed(t, "the db_server on its own")
+`, db, owner, rep, ownerPW)
+}
 
-	// The import's plan reads only, and plans no change to the grant.
+// planTenantImport writes importTenantHCL in a new workspace, applies its
+// db_server alone, and plans the imports into tfplan, requiring that the
+// plan ran only reads (the statement log).
+func (s accServer) planTenantImport(t *testing.T, db, owner, rep, ownerPW string) (*cliWorkspace, map[string][]string, map[string]bool) {
+	t.Helper()
+	w := newCLIWorkspace(t)
+	w.write(s.serverHCL("") + importTenantHCL(db, owner, rep, ownerPW))
+	w.run("apply", "-auto-approve", "-target=tenantdb_db_server.main").mustSucceed(t, "the db_server on its own")
 	mark := s.MarkLog(t)
 	actions, importing := planActions(t, w)
 	if s.requireOnlyReads(t, mark, "the import plan") == 0 {
 		t.Fatal("the statement log shows no statement of the import plan")
 	}
+	return w, actions, importing
+}
+
+// TestAccTenantGrant_importThroughPublicUsage: import a database, its owner
+// and a grant made by hand the way cyrilgdn/postgresql makes one (a
+// superuser admin: postgresql_grant on the database and on the tables,
+// postgresql_default_privileges), on PostgreSQL.
+func TestAccTenantGrant_importThroughPublicUsage(t *testing.T) {
+	s := testAccServer(t, "postgres")
+	db, owner, rep := uniqueName("gpu"), uniqueName("gpu_app"), uniqueName("gpu_rep")
+	const ownerPW = "Owner-pw-1"
+	s.CreateLogin(t, owner, ownerPW)
+	s.principal(t, rep)
+	t.Cleanup(func() { s.dropDatabase(t, db) }) // before the logins' own cleanup
+	s.exec(t, "", "CREATE DATABASE "+s.ident(db)+" OWNER "+s.ident(owner))
+	if err := s.as(owner, ownerPW, db, "CREATE TABLE orders (id int PRIMARY KEY)", "INSERT INTO orders VALUES (1), (2)"); err != nil {
+		t.Fatal(err)
+	}
+	r, o := s.ident(rep), s.ident(owner)
+	s.exec(t, db, // cyrilgdn's statements, run by its superuser admin
+		"GRANT CONNECT ON DATABASE "+s.ident(db)+" TO "+r,
+		"GRANT SELECT ON ALL TABLES IN SCHEMA public TO "+r,
+		"ALTER DEFAULT PRIVILEGES FOR ROLE "+o+" IN SCHEMA public GRANT SELECT ON TABLES TO "+r)
+	if err := s.as(owner, ownerPW, db, "CREATE TABLE invoices (id int PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	read := func() error {
+		return s.as(rep, principalPW, db, "SELECT count(*) FROM orders", "SELECT count(*) FROM invoices")
+	}
+	if own, public := s.schemaUsage(t, db, rep); own || !public {
+		t.Fatalf("the fleet is not cyrilgdn's: %s's own USAGE on public %v, PUBLIC's %v", rep, own, public)
+	}
+	if err := read(); err != nil {
+		t.Fatalf("the grantee cannot read before the import: %v", err)
+	}
+
+	// The import's plan reads only, and plans no change to the grant.
+	w, actions, importing := s.planTenantImport(t, db, owner, rep, ownerPW)
 	if a := actions["tenantdb_tenant_grant.g"]; !slices.Equal(a, []string{"no-op"}) || !importing["tenantdb_tenant_grant.g"] {
 		t.Fatalf("the grant made the cyrilgdn way plans %v (importing %v), want an import with no change", a, importing["tenantdb_tenant_grant.g"])
 	}
@@ -179,7 +193,7 @@ import {
 	if err := read(); err == nil {
 		t.Fatal("the grantee still reads without any USAGE on public: the test shows nothing")
 	}
-	mark = s.MarkLog(t)
+	mark := s.MarkLog(t)
 	actions, _ = planActions(t, w)
 	s.requireOnlyReads(t, mark, "the plan after PUBLIC lost USAGE")
 	if a := actions["tenantdb_tenant_grant.g"]; !slices.Equal(a, []string{"update"}) {

@@ -178,23 +178,7 @@ func (s accServer) showGrants(t *testing.T, user string) []string {
 // superStrings runs a query as the superuser and returns its one column.
 func (s accServer) superStrings(t *testing.T, query string, args ...any) []string {
 	t.Helper()
-	rows, err := s.super(t, "").Query(query, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return s.superStringsIn(t, "", query, args...)
 }
 
 // mysqlFamily are the server kinds that speak MySQL: tests of MySQL/MariaDB

@@ -25,10 +25,10 @@ GRANT "acme_app" TO CURRENT_USER;
 ALTER DATABASE "acme_1" OWNER TO "acme_app";
 -- undo
 -- ok if already gone
-GRANT "acme_app" TO CURRENT_USER;
+GRANT "acme_app" TO "tenantdb_admin";
 -- in database acme_1
 -- ok if already gone
-REASSIGN OWNED BY "acme_app" TO CURRENT_USER;
+REASSIGN OWNED BY "acme_app" TO "tenantdb_admin";
 -- in database acme_1
 -- ok if already gone
 DROP OWNED BY "acme_app";
@@ -41,10 +41,10 @@ GRANT "acme_app" TO CURRENT_USER;
 ALTER DATABASE "acme_1" OWNER TO "acme_app";
 -- undo
 -- ok if already gone
-GRANT "acme_app" TO CURRENT_USER;
+GRANT "acme_app" TO "tenantdb_admin";
 -- in database acme_1
 -- ok if already gone
-REASSIGN OWNED BY "acme_app" TO CURRENT_USER;
+REASSIGN OWNED BY "acme_app" TO "tenantdb_admin";
 -- in database acme_1
 -- ok if already gone
 DROP OWNED BY "acme_app";
@@ -86,10 +86,10 @@ DROP ROLE IF EXISTS "acme_app2";
 
 -- == rotate owner: drop old ==
 -- ok if already gone
-GRANT "acme_app" TO CURRENT_USER;
+GRANT "acme_app" TO "tenantdb_admin";
 -- in database acme_1
 -- ok if already gone
-REASSIGN OWNED BY "acme_app" TO CURRENT_USER;
+REASSIGN OWNED BY "acme_app" TO "tenantdb_admin";
 -- in database acme_1
 -- ok if already gone
 DROP OWNED BY "acme_app";
@@ -126,10 +126,59 @@ ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app" GRANT EXECUTE ON FUNCTIONS TO PUBLI
 
 -- == drop login ==
 -- ok if already gone
-GRANT "acme_app" TO CURRENT_USER;
+GRANT "acme_app" TO "tenantdb_admin";
 -- in database acme_1
 -- ok if already gone
-REASSIGN OWNED BY "acme_app" TO CURRENT_USER;
+REASSIGN OWNED BY "acme_app" TO "tenantdb_admin";
+-- in database acme_1
+-- ok if already gone
+DROP OWNED BY "acme_app";
+DROP ROLE IF EXISTS "acme_app";
+
+-- == offboard: hand owned to the admin ==
+-- ok if already gone
+GRANT "acme_app" TO "tenantdb_admin";
+-- in database acme_1
+-- ok if already gone
+REASSIGN OWNED BY "acme_app" TO "tenantdb_admin";
+
+-- == offboard: revoke what the tenant granted onward ==
+-- ok if already gone
+REVOKE ALL ON DATABASE "acme_1" FROM PUBLIC CASCADE;
+-- ok if already gone
+REVOKE ALL ON DATABASE "acme_1" FROM "bob" CASCADE;
+-- in database acme_1
+-- ok if already gone
+REVOKE CREATE ON SCHEMA "public" FROM PUBLIC CASCADE;
+-- in database acme_1
+-- ok if already gone
+REVOKE ALL ON SCHEMA "app data" FROM PUBLIC CASCADE;
+-- in database acme_1
+-- ok if already gone
+REVOKE ALL ON ALL TABLES IN SCHEMA "public" FROM PUBLIC CASCADE;
+-- in database acme_1
+-- ok if already gone
+REVOKE ALL ON ALL TABLES IN SCHEMA "public" FROM "bob" CASCADE;
+-- in database acme_1
+-- ok if already gone
+REVOKE GRANT OPTION FOR ALL ON ALL TABLES IN SCHEMA "public" FROM "carol" CASCADE;
+-- in database acme_1
+-- ok if already gone
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA "public" FROM "bob" CASCADE;
+-- in database acme_1
+-- ok if already gone
+REVOKE ALL ON ALL ROUTINES IN SCHEMA "public" FROM "bob" CASCADE;
+-- in database acme_1
+-- ok if already gone
+REVOKE ALL ON TYPE "public"."mood ""x""" FROM "bob" CASCADE;
+-- in database acme_1
+-- ok if already gone
+REVOKE ALL ON DOMAIN "public"."posint" FROM "bob" CASCADE;
+-- in database acme_1
+-- ok if already gone
+REVOKE ALL ON LARGE OBJECT 4242042 FROM "bob" CASCADE;
+
+-- == offboard: drop owned, drop the login ==
 -- in database acme_1
 -- ok if already gone
 DROP OWNED BY "acme_app";

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// Dropping a PostgreSQL owner login (an offboarding, or the old login of a
+// rotation) in steps, each read before the statements it decides:
+//
+//  1. before any statement: the declared grantees (the owner's mark), what
+//     the tenant granted onward in db, and where else the login holds
+//     anything (pg_shdepend, per database); a login that owns objects in
+//     another database is refused there, naming the statements;
+//  2. the default privileges of declared grantees handed to the admin, the
+//     admin in the role, REASSIGN OWNED BY the login TO the admin (named);
+//  3. a read: the login owns nothing left in db (else stop, drop nothing);
+//  4. the onward grants revoked (offboarding only), the login's privileges
+//     in other databases revoked, DROP OWNED, DROP ROLE.
+func (s *Server) dropPostgresLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, offboarding bool) error {
+	var declared map[string]bool
+	var revokes ddl.Plan
+	var err error
+	if offboarding {
+		if declared, err = s.declaredGrantees(ctx, db, user); err != nil {
+			return err
+		}
+		if revokes, err = s.onwardRevokes(ctx, db, user, declared); err != nil {
+			return err
+		}
+	}
+	foreign, err := s.foreignRevokes(ctx, db, user)
+	if err != nil {
+		return err
+	}
+	handover, err := s.withDefaultsHandedToAdmin(ctx, db, user, declared, ddl.HandOwnedToAdmin(s.dialect(), db, user))
+	if err != nil {
+		return err
+	}
+	if err := s.exec(ctx, handover); err != nil {
+		return err
+	}
+	if err := s.requireOwnsNothing(ctx, db, user); err != nil {
+		return err
+	}
+	return withDependents(s.spec.Name, user, s.exec(ctx, revokes.Append(foreign).Append(ddl.DropOwnedLogin(s.dialect(), db, user))))
+}
+
+// withDependents: DROP ROLE refused because something still depends on the
+// login (2BP01: privileges granted after the reads above, or on objects
+// whose owner the admin does not act as) says what, with the server's
+// DETAIL ("privileges for table t in database globex").
+func withDependents(server string, user ddl.Username, err error) error {
+	var pe *pgconn.PgError
+	if err == nil || !errors.As(err, &pe) || pe.Code != "2BP01" || pe.Detail == "" {
+		return err
+	}
+	return ddl.ErrLoginStillHeld(server, user, pe.Detail, err)
+}
+
+// declaredGrantees reads the principals (OIDs) of the declared grants on db
+// from the owner login's mark: only the admin writes it (ddl.OwnerMark).
+// A login without a mark for db (imported, made by an earlier version)
+// declares none: every grant on db is then revoked by the offboarding, and
+// each declared grant's next apply grants it again.
+func (s *Server) declaredGrantees(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (map[string]bool, error) {
+	mark, ok, err := s.roleMark(ctx, user.String())
+	if err != nil || !ok || mark.Database != db {
+		return map[string]bool{}, err
+	}
+	out := map[string]bool{}
+	for _, g := range mark.GranteeOIDs() {
+		out[g] = true
+	}
+	return out, nil
+}
+
+// onwardQuery lists, inside a tenant database, every grantee's entries on
+// the database and on what the owner ($1) or the admin ($2) owns there
+// (schemas, relations and their columns, sequences, routines, types,
+// large objects), one row per grantee and object (per schema for the kinds
+// revoked schema-wide). $3 false: the onward grants (grantees other than
+// the owner and the admin); true: what the login $1 holds on anyone's
+// objects (another tenant's database). Columns: kind, schema, object,
+// grantee name ("" PUBLIC), grantee OID, privileges, any grantable.
+const onwardQuery = `
+WITH o AS (SELECT oid FROM pg_catalog.pg_roles WHERE rolname = $1),
+own AS (SELECT oid FROM o
+        UNION ALL SELECT oid FROM pg_catalog.pg_roles WHERE rolname = $2
+        UNION ALL SELECT oid FROM pg_catalog.pg_roles WHERE rolname = 'pg_database_owner'),
+n AS (SELECT oid, nspname, nspacl, nspowner FROM pg_catalog.pg_namespace
+      WHERE nspname NOT LIKE 'pg\_%' AND nspname <> 'information_schema'),
+e AS (
+ SELECT 'database' AS kind, '' AS sch, '' AS obj, x.grantee, x.privilege_type, x.is_grantable
+   FROM pg_catalog.pg_database d, pg_catalog.aclexplode(d.datacl) x WHERE d.datname = pg_catalog.current_database()
+ UNION ALL SELECT 'schema', n.nspname::text, '', x.grantee, x.privilege_type, x.is_grantable
+   FROM n, pg_catalog.aclexplode(n.nspacl) x WHERE $3 OR n.nspowner IN (SELECT oid FROM own)
+ UNION ALL SELECT CASE WHEN c.relkind = 'S' THEN 'sequences' ELSE 'tables' END, n.nspname::text, '', x.grantee, x.privilege_type, x.is_grantable
+   FROM pg_catalog.pg_class c JOIN n ON n.oid = c.relnamespace, pg_catalog.aclexplode(c.relacl) x
+   WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S') AND ($3 OR c.relowner IN (SELECT oid FROM own))
+ UNION ALL SELECT 'tables', n.nspname::text, '', x.grantee, x.privilege_type, x.is_grantable
+   FROM pg_catalog.pg_attribute t JOIN pg_catalog.pg_class c ON c.oid = t.attrelid JOIN n ON n.oid = c.relnamespace,
+        pg_catalog.aclexplode(t.attacl) x
+   WHERE t.attacl IS NOT NULL AND ($3 OR c.relowner IN (SELECT oid FROM own))
+ UNION ALL SELECT 'routines', n.nspname::text, '', x.grantee, x.privilege_type, x.is_grantable
+   FROM pg_catalog.pg_proc p JOIN n ON n.oid = p.pronamespace, pg_catalog.aclexplode(p.proacl) x
+   WHERE $3 OR p.proowner IN (SELECT oid FROM own)
+ UNION ALL SELECT CASE WHEN t.typtype = 'd' THEN 'domain' ELSE 'type' END, n.nspname::text, t.typname::text,
+        x.grantee, x.privilege_type, x.is_grantable
+   FROM pg_catalog.pg_type t JOIN n ON n.oid = t.typnamespace, pg_catalog.aclexplode(t.typacl) x
+   WHERE $3 OR t.typowner IN (SELECT oid FROM own)
+ UNION ALL SELECT 'largeobject', '', l.oid::text, x.grantee, x.privilege_type, x.is_grantable
+   FROM pg_catalog.pg_largeobject_metadata l, pg_catalog.aclexplode(l.lomacl) x
+   WHERE $3 OR l.lomowner IN (SELECT oid FROM own))
+SELECT kind, sch, obj, CASE WHEN grantee = 0 THEN '' ELSE pg_catalog.pg_get_userbyid(grantee)::text END, grantee::text,
+       pg_catalog.string_agg(DISTINCT privilege_type, ',' ORDER BY privilege_type), pg_catalog.bool_or(is_grantable)
+FROM e
+WHERE CASE WHEN $3 THEN grantee IN (SELECT oid FROM o) ELSE grantee NOT IN (SELECT oid FROM own) END
+GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4`
+
+// onwardRows runs onwardQuery in db.
+func (s *Server) onwardRows(ctx context.Context, db ddl.DatabaseName, user ddl.Username, foreign bool, declared map[string]bool) ([]ddl.OnwardRow, error) {
+	var rows []ddl.OnwardRow
+	err := s.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {
+		rows = nil
+		rs, err := q.QueryContext(ctx, onwardQuery, user.String(), s.spec.Username, foreign)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var r ddl.OnwardRow
+			var kind, oid, privs string
+			if err := rs.Scan(&kind, &r.Schema, &r.Object, &r.Grantee, &oid, &privs, &r.Grantable); err != nil {
+				return err
+			}
+			r.Kind, r.Privileges, r.Declared = ddl.OnwardKind(kind), strings.Split(privs, ","), declared[oid]
+			rows = append(rows, r)
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return nil, s.readError(fmt.Sprintf("read what is granted in database %s", db), err)
+	}
+	return rows, nil
+}
+
+// onwardRevokes renders the revokes of everything the tenant granted
+// onward in db (ddl.OffboardRevokes), read before any statement runs.
+func (s *Server) onwardRevokes(ctx context.Context, db ddl.DatabaseName, user ddl.Username, declared map[string]bool) (ddl.Plan, error) {
+	rows, err := s.onwardRows(ctx, db, user, false, declared)
+	if err != nil {
+		return ddl.Plan{}, err
+	}
+	p, err := ddl.OffboardRevokes(db, rows)
+	if err != nil {
+		return ddl.Plan{}, fmt.Errorf("%s: offboard database %q: %w; nothing was changed", s.spec.describe(), db, err)
+	}
+	return p, nil
+}
+
+// foreignQuery: per other database, whether the login $1 owns objects
+// there (its default privileges aside) and whether it has default
+// privileges there (its own, or someone's naming it), from pg_shdepend.
+const foreignQuery = `
+SELECT d.datname::text,
+       pg_catalog.bool_or(s.deptype = 'o' AND s.classid <> 'pg_catalog.pg_default_acl'::pg_catalog.regclass),
+       pg_catalog.bool_or(s.classid = 'pg_catalog.pg_default_acl'::pg_catalog.regclass)
+FROM pg_catalog.pg_shdepend s JOIN pg_catalog.pg_database d ON d.oid = s.dbid
+WHERE s.refclassid = 'pg_catalog.pg_authid'::pg_catalog.regclass
+  AND s.refobjid = (SELECT oid FROM pg_catalog.pg_roles WHERE rolname = $1) AND d.datname <> $2
+GROUP BY 1 ORDER BY 1`
+
+// foreignRevokes renders the revokes of what user holds in other databases
+// through someone else's grant (another tenant's owner granting it a
+// table): such a grant never blocks the drop. Objects the login owns in
+// another database, and default privileges there, are never touched:
+// they are refused before any statement, naming each database and the
+// statements that clear it.
+func (s *Server) foreignRevokes(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (ddl.Plan, error) {
+	type holding struct {
+		name           string
+		owns, defaults bool
+	}
+	var hs []holding
+	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+		hs = nil
+		rs, err := q.QueryContext(ctx, foreignQuery, user.String(), db.String())
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var h holding
+			if err := rs.Scan(&h.name, &h.owns, &h.defaults); err != nil {
+				return err
+			}
+			hs = append(hs, h)
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return ddl.Plan{}, s.readError("read where login "+user.String()+" holds privileges", err)
+	}
+	var p ddl.Plan
+	var blocked []ddl.ForeignHolding
+	for _, h := range hs {
+		other, err := ddl.NewCatalogDatabaseName(h.name)
+		if err != nil {
+			return ddl.Plan{}, err
+		}
+		if h.owns || h.defaults {
+			blocked = append(blocked, ddl.ForeignHolding{Database: other, OwnsObjects: h.owns, Defaults: h.defaults})
+			continue
+		}
+		if may, err := s.adminMayConnect(ctx, other); err != nil || !may {
+			if err != nil {
+				return ddl.Plan{}, err
+			}
+			blocked = append(blocked, ddl.ForeignHolding{Database: other})
+			continue
+		}
+		rows, err := s.onwardRows(ctx, other, user, true, nil)
+		if err != nil {
+			return ddl.Plan{}, err
+		}
+		revokes, err := ddl.RevokeFromLogin(other, rows)
+		if err != nil {
+			return ddl.Plan{}, err
+		}
+		p = p.Append(revokes)
+	}
+	if len(blocked) > 0 {
+		return ddl.Plan{}, ddl.ErrForeignHoldings(s.spec.Name, user, blocked)
+	}
+	return p, nil
+}
+
+// ownedLeftQuery names what the login $1 still owns in the current
+// database (the database itself included), its default privileges aside.
+const ownedLeftQuery = `
+SELECT pg_catalog.pg_describe_object(s.classid, s.objid, s.objsubid)
+FROM pg_catalog.pg_shdepend s, pg_catalog.pg_database d
+WHERE d.datname = pg_catalog.current_database() AND s.deptype = 'o'
+  AND s.refclassid = 'pg_catalog.pg_authid'::pg_catalog.regclass
+  AND s.refobjid = (SELECT oid FROM pg_catalog.pg_roles WHERE rolname = $1)
+  AND s.classid <> 'pg_catalog.pg_default_acl'::pg_catalog.regclass
+  AND (s.dbid = d.oid OR (s.classid = 'pg_catalog.pg_database'::pg_catalog.regclass AND s.objid = d.oid))
+ORDER BY 1 LIMIT 20`
+
+// requireOwnsNothing is the read between REASSIGN OWNED and DROP OWNED:
+// DROP OWNED drops every object the login still owns in db, so it runs
+// only once the login owns nothing there.
+func (s *Server) requireOwnsNothing(ctx context.Context, db ddl.DatabaseName, user ddl.Username) error {
+	left, err := s.queryStrings(ctx, db.String(), ownedLeftQuery, user.String())
+	if err != nil {
+		return s.readError(fmt.Sprintf("read what login %s still owns in %s", user, db), err)
+	}
+	if len(left) > 0 {
+		return ddl.ErrStillOwns(s.spec.Name, db, user, s.info.Admin, left)
+	}
+	return nil
+}
+
+// queryStrings runs a read of one text column in database ("" the
+// maintenance database) and returns its rows.
+func (s *Server) queryStrings(ctx context.Context, database, query string, args ...any) ([]string, error) {
+	var out []string
+	read := func(ctx context.Context, q queryer) error {
+		out = nil
+		rs, err := q.QueryContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var v string
+			if err := rs.Scan(&v); err != nil {
+				return err
+			}
+			out = append(out, v)
+		}
+		return rs.Err()
+	}
+	if database == "" {
+		return out, s.query(ctx, read)
+	}
+	err := s.queryIn(ctx, database, read)
+	return out, err
+}
