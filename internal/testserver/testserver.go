@@ -105,7 +105,10 @@ func Start(ctx context.Context, engine string, opts ...Option) (*Server, error) 
 	if engine != EngineMySQL && engine != EnginePostgres {
 		return nil, fmt.Errorf("testserver: unknown engine %q (want %q or %q)", engine, EngineMySQL, EnginePostgres)
 	}
-	o := newStartOptions(opts)
+	o, err := resolveKind(engine, newStartOptions(opts))
+	if err != nil {
+		return nil, err
+	}
 	if err := o.check(engine); err != nil {
 		return nil, err
 	}
@@ -115,7 +118,7 @@ func Start(ctx context.Context, engine string, opts ...Option) (*Server, error) 
 	}
 	if o.needsLocal(backend) && backend != BackendLocal {
 		which := "only the local backend"
-		if o.postgresBinDir == "" && !o.mysql {
+		if !o.localOnly() {
 			which = "only the local backend or docker"
 		}
 		return nil, fmt.Errorf("testserver: %s %s: %s can start such a server, and %s chose the %s backend "+
@@ -348,7 +351,10 @@ func untrack(s *Server) {
 // saying so, and starts nothing.
 func Shared(t testing.TB, engine string, opts ...Option) *Server {
 	t.Helper()
-	o := newStartOptions(opts)
+	o, err := resolveKind(engine, newStartOptions(opts))
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
 	if kind := kindOf(engine, o); !EngineSelected(kind) {
 		t.Skipf("testserver: %s=%q leaves out the %s server", EnvEngines, os.Getenv(EnvEngines), kind)
 	}
