@@ -8,13 +8,15 @@
 #                                      mysql-server-core and mysql-client, into
 #                                      ${TENANTDB_MYSQL_ROOT:-$HOME/.cache/tenantdb/mysql-root}
 #   scripts/server-root.sh mariadb11   MariaDB 11.8 LTS: Debian 13 (trixie),
-#                                      mariadb-server-core and mariadb-client-core, into
+#                                      mariadb-server (its plugins too, as a
+#                                      Debian server has them) and
+#                                      mariadb-client-core, into
 #                                      ${TENANTDB_MARIADB11_ROOT:-$HOME/.cache/tenantdb/mariadb11-root}
 #
 # An existing root is reused (nothing is downloaded). A new one is built in a
 # temp dir beside it and renamed into place only when the server binary
 # runs, so an interrupted build leaves no half-made root behind. About 800 MB
-# (MySQL) or 400 MB (MariaDB), two to four minutes. Needs root (debootstrap,
+# (MySQL) or 600 MB (MariaDB), two to four minutes. Needs root (debootstrap,
 # chroot); installs debootstrap with apt-get when it is missing.
 # DEBIAN_MIRROR (default http://deb.debian.org/debian) chooses the mirror.
 set -euo pipefail
@@ -33,7 +35,7 @@ mariadb11)
 	name="MariaDB 11.8"
 	root=${TENANTDB_MARIADB11_ROOT:-$HOME/.cache/tenantdb/mariadb11-root}
 	suite=trixie
-	packages="mariadb-server-core mariadb-client-core"
+	packages="mariadb-server mariadb-client-core"
 	server=/usr/sbin/mariadbd
 	;;
 *)
@@ -66,6 +68,9 @@ debootstrap --variant=minbase "$suite" "$tmp" "$mirror" >"$log" 2>&1 ||
 	{ tail -20 "$log" >&2; echo "$me: debootstrap failed (log: $log)" >&2; exit 1; }
 # mariadb-install-db looks up localhost; debootstrap writes no /etc/hosts.
 cp /etc/hosts "$tmp/etc/hosts"
+# No package may start a service in the root (mariadb-server would).
+printf '#!/bin/sh\nexit 101\n' >"$tmp/usr/sbin/policy-rc.d"
+chmod +x "$tmp/usr/sbin/policy-rc.d"
 # sid's Release files may be past Valid-Until on a mirror snapshot.
 chroot "$tmp" /usr/bin/env DEBIAN_FRONTEND=noninteractive sh -c \
 	"apt-get -o Acquire::Check-Valid-Until=false update && apt-get install -y --no-install-recommends $packages && apt-get clean" \

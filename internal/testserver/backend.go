@@ -40,12 +40,15 @@ func dsnEnv(engine string) string {
 }
 
 // chooseBackend applies TENANTDB_TEST_BACKEND. In auto mode the order is:
-// a DSN given for this engine, a Docker daemon that answers, local binaries.
-// The Docker check is a ping bounded to about a second and done once per
-// process, so the local path pays at most that once.
+// a DSN given for this engine, a Docker daemon that answers and can start
+// the engine's image (it has it, or a registry serves it), local binaries.
+// The Docker checks are a ping bounded to about a second, done once per
+// process, and an image check bounded to 5 s, done once per image, so the
+// local path pays at most that once.
 //
-// MySQL and MariaDB 11.8 run from a local Debian root only, PostgreSQL 18
-// from a local npm build, so auto mode picks the local backend for them.
+// MySQL runs from a local Debian root only, so auto mode picks the local
+// backend for it; MariaDB 11.8 and PostgreSQL 18 too (a root, an npm
+// build), unless a DSN names the engine's server.
 func chooseBackend(engine string, o startOptions) (string, error) {
 	switch v := strings.ToLower(strings.TrimSpace(os.Getenv(EnvBackend))); v {
 	case BackendLocal, BackendDocker, BackendDSN:
@@ -57,7 +60,10 @@ func chooseBackend(engine string, o startOptions) (string, error) {
 		if os.Getenv(dsnEnv(engine)) != "" {
 			return BackendDSN, nil
 		}
-		if dockerAvailable() {
+		if o.standIn() {
+			return BackendLocal, nil
+		}
+		if dockerCanStart(engine) {
 			return BackendDocker, nil
 		}
 		return BackendLocal, nil

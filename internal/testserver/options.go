@@ -89,10 +89,18 @@ func (o startOptions) needsLocal(backend string) bool {
 	return o.localOnly() || (o.lowerCaseTableNames && backend == BackendDSN)
 }
 
-// localOnly: servers only the local backend starts (a Debian root, an npm
-// build, a bin dir), so auto mode picks it for them.
+// localOnly: servers only the local backend starts (MySQL from its Debian
+// root, a bin dir), so auto mode picks it for them.
 func (o startOptions) localOnly() bool {
-	return o.postgresBinDir != "" || o.kind != ""
+	return o.postgresBinDir != "" || o.kind == KindMySQL
+}
+
+// standIn: a newer release serving its family's tests (kinds.go). Auto mode
+// starts it locally unless a DSN names the engine's server; the docker
+// backend runs its family's image (TENANTDB_TEST_*_IMAGE).
+func (o startOptions) standIn() bool {
+	_, ok := standIns[o.kind]
+	return ok
 }
 
 // String describes the options for messages ("with default settings" when none).

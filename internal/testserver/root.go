@@ -38,7 +38,7 @@ type debianRoot struct {
 
 var (
 	mysqlRoot     = debianRoot{KindMySQL, EnvMySQLRoot, "mysql-root", "/usr/sbin/mysqld", "a Debian sid root with mysql-server-core, about 800 MB"}
-	mariadb11Root = debianRoot{KindMariaDB11, EnvMariaDB11Root, "mariadb11-root", "/usr/sbin/mariadbd", "a Debian trixie root with mariadb-server-core, about 400 MB"}
+	mariadb11Root = debianRoot{KindMariaDB11, EnvMariaDB11Root, "mariadb11-root", "/usr/sbin/mariadbd", "a Debian trixie root with mariadb-server, about 600 MB"}
 )
 
 // find returns the root (its env var or ~/.cache/tenantdb/<dirName>), or

@@ -141,6 +141,7 @@ func Start(ctx context.Context, engine string, opts ...Option) (*Server, error) 
 	s.Backend = backend
 	s.opts = o
 	track(s)
+	recordVersion(s)
 	return s, nil
 }
 
@@ -388,9 +389,16 @@ func StartKind(ctx context.Context, kind string, opts ...Option) (*Server, error
 	return Start(ctx, engine, append([]Option{opt}, opts...)...)
 }
 
-// Kind is the server's kind: "mariadb", "mysql" (MySQL) or "postgres". A
-// dsn server is the kind it was asked for, whatever it turned out to be.
-func (s *Server) Kind() string { return kindOf(s.Engine, s.opts) }
+// Kind is the server's family kind: "mariadb", "mysql" (MySQL) or
+// "postgres", the names tests compare; MariaDB 11.8 and PostgreSQL 18
+// serve their family's tests and answer "mariadb" and "postgres" (Release
+// names them). A dsn server is the kind it was asked for, whatever it
+// turned out to be.
+func (s *Server) Kind() string { return familyOf(kindOf(s.Engine, s.opts)) }
+
+// Release is the server's kind as TENANTDB_TEST_ENGINES names it: Kind, or
+// "mariadb11" and "postgres18" for the newer releases (kinds.go).
+func (s *Server) Release() string { return kindOf(s.Engine, s.opts) }
 
 // SharedKind is Shared for a server kind ("mariadb", "mysql" or
 // "postgres", see Kinds), with more options (e.g. WithLowerCaseTableNames).
