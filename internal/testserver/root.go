@@ -72,6 +72,10 @@ func (r debianRoot) find() (string, error) {
 // this process is not root (chroot).
 func MySQLRoot() (string, error) { return mysqlRoot.find() }
 
+// MariaDB11Root is MySQLRoot for MariaDB 11.8 (TENANTDB_MARIADB11_ROOT or
+// ~/.cache/tenantdb/mariadb11-root).
+func MariaDB11Root() (string, error) { return mariadb11Root.find() }
+
 // serverExec says how a server's programs run and which paths they see: on
 // the host as they are (root ""), or with chroot in a Debian root.
 type serverExec struct {
