@@ -39,7 +39,8 @@ status=0
 while IFS= read -r server; do
 	if ! printf '%s\n' "$rows" | cut -f2 | grep -qxF "$server"; then
 		status=1
-		same=$(printf '%s\n' "$rows" | awk -F'\t' -v n="${server%% *}" 'index($2, n " ") == 1 { print $1 ": " $2 }')
+		same=$(printf '%s\n' "$rows" | awk -F'\t' -v n="${server%% *}" -v f="$readme" \
+			'index($2, n " ") == 1 { printf "%s%s:%s (%s)", sep, f, $1, $2; sep = ", " }')
 		echo "$readme: the compatibility table has no row saying \`make test\` passed on $server, which the last make test ran." >&2
 		if [ -n "$same" ]; then
 			echo "  rows for ${server%% *} saying \`make test\` (fix the version in one): $same" >&2
