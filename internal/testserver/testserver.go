@@ -382,8 +382,8 @@ func Shared(t testing.TB, engine string, opts ...Option) *Server {
 	return e.srv
 }
 
-// StartKind is Start for a server kind ("mariadb", "mysql" or "postgres",
-// see Kinds), with more options.
+// StartKind is Start for a server kind (AllKinds; "mariadb" and "postgres"
+// are the process's release of the family, see kinds.go), with more options.
 func StartKind(ctx context.Context, kind string, opts ...Option) (*Server, error) {
 	engine, opt := KindServer(kind)
 	return Start(ctx, engine, append([]Option{opt}, opts...)...)
@@ -400,8 +400,8 @@ func (s *Server) Kind() string { return familyOf(kindOf(s.Engine, s.opts)) }
 // "mariadb11" and "postgres18" for the newer releases (kinds.go).
 func (s *Server) Release() string { return kindOf(s.Engine, s.opts) }
 
-// SharedKind is Shared for a server kind ("mariadb", "mysql" or
-// "postgres", see Kinds), with more options (e.g. WithLowerCaseTableNames).
+// SharedKind is Shared for a server kind (AllKinds, as StartKind), with
+// more options (e.g. WithLowerCaseTableNames).
 func SharedKind(t testing.TB, kind string, opts ...Option) *Server {
 	t.Helper()
 	engine, opt := KindServer(kind)
