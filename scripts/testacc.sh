@@ -1,21 +1,32 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MPL-2.0
 #
-# make testacc: the whole acceptance suite on every server kind: MariaDB
-# 10.11 and PostgreSQL 15 (local binaries) in one `go test ./...`, and MySQL
-# 9.7 (the Debian root scripts/mysql-root.sh builds) in a second `go test`
-# of the packages that start servers, run at the same time. Most of a test's
-# wall time is spent waiting on terraform and the servers, so the two runs
-# share the machine's cores well; run one after the other they would take
-# the sum (TESTING.md says how long each takes).
+# make testacc: the whole acceptance suite on every server kind, in three
+# `go test` runs side by side:
 #
-# Both run with -v into logs; what is printed is each package's result, the
-# tests run per server kind (subtests are named by kind: TestX/mariadb) and,
-# when something failed, every failing test's output.
+#   main    MariaDB 10.11 and PostgreSQL 15 (local binaries): go test ./...
+#   mysql   MySQL 9.7 (the Debian sid root scripts/server-root.sh builds)
+#   newest  MariaDB 11.8 (the Debian trixie root) and PostgreSQL 18 (the npm
+#           build scripts/pg-bin.sh installs): the packages that start servers
 #
-# TENANTDB_TEST_ENGINES, when set, chooses the kinds and runs one `go test`
-# as before (e.g. TENANTDB_TEST_ENGINES=mariadb,postgres leaves MySQL out,
-# for a machine where it cannot run: it needs root for chroot).
+# The newest run names the kinds mariadb11 and postgres18
+# (TENANTDB_TEST_ENGINES), which run the MariaDB and PostgreSQL tests, their
+# subtests keeping the family's name (TestX/mariadb): this script counts them
+# under the run's kind. Most of a test's wall time is spent waiting on
+# terraform and the servers, so the runs share the machine's cores well;
+# one after the other they would take the sum (TESTING.md says how long
+# each takes).
+#
+# All run with -v into logs; what is printed is each package's result, the
+# subtests run per server kind and, when something failed, every failing
+# test's output. Every server a test starts records its kind and version
+# (TENANTDB_TEST_VERSIONS_FILE); after a run of every kind,
+# scripts/check-compat.sh checks README's compatibility table against them.
+#
+# TENANTDB_TEST_ENGINES, when set, chooses the kinds: only the runs holding
+# a named kind run, with those kinds (e.g. TENANTDB_TEST_ENGINES=mariadb,postgres
+# for a machine where the others cannot run: the roots need root for chroot,
+# PostgreSQL 18 needs npm), and README is not checked.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -23,45 +34,84 @@ export CHECKPOINT_DISABLE=1 TF_ACC=1
 
 command -v terraform >/dev/null || { echo "terraform is not on PATH: acceptance tests need it (terraform >= 1.11)" >&2; exit 1; }
 
+# The runs: name, kinds, packages.
+server_pkgs="./internal/testserver/ ./internal/dbclient/ ./internal/provider/ ./internal/demo/"
+runs=(main mysql newest)
+declare -A KINDS=([main]=mariadb,postgres [mysql]=mysql [newest]=mariadb11,postgres18)
+declare -A PKGS=([main]=./... [mysql]=$server_pkgs [newest]=$server_pkgs)
+declare -A LABEL=([main]="MariaDB 10.11 + PostgreSQL 15" [mysql]="MySQL 9.7" [newest]="MariaDB 11.8 + PostgreSQL 18")
+# How each run's subtests are counted: family=kind.
+declare -A COUNT=([main]="mariadb=mariadb postgres=postgres" [mysql]="mysql=mysql" [newest]="mariadb=mariadb11 postgres=postgres18")
+
+full=1
 if [ -n "${TENANTDB_TEST_ENGINES:-}" ]; then
-	exec $GO test ./... -count=1 -timeout 40m
+	full=
+	named=$(tr 'A-Z' 'a-z' <<<"$TENANTDB_TEST_ENGINES" | tr -d ' ' | tr ',' '\n')
+	[ "$named" != all ] || named=$'mariadb\npostgres\nmysql'
+	chosen=()
+	for run in "${runs[@]}"; do
+		kinds=$(tr ',' '\n' <<<"${KINDS[$run]}" | grep -xF "$named" | paste -sd, -) || true
+		if [ -n "$kinds" ]; then
+			KINDS[$run]=$kinds
+			chosen+=("$run")
+		fi
+	done
+	unknown=$(grep -vxE 'mariadb|mariadb11|mysql|postgres|postgres18' <<<"$named" || true)
+	[ -z "$unknown" ] || { echo "testacc: TENANTDB_TEST_ENGINES names unknown kinds: $unknown" >&2; exit 1; }
+	runs=("${chosen[@]}")
+fi
+# wants KIND: a chosen run runs that kind.
+wants() {
+	local run
+	for run in "${runs[@]}"; do
+		[[ ",${KINDS[$run]}," != *",$1,"* ]] || return 0
+	done
+	return 1
+}
+
+# The Debian roots (built once, reused after) and PostgreSQL 18's build.
+if wants mysql; then ./scripts/server-root.sh mysql; fi
+if wants mariadb11; then ./scripts/server-root.sh mariadb11; fi
+if wants postgres18; then
+	TENANTDB_TEST_POSTGRES18_BINDIR=$(./scripts/pg-bin.sh 18)
+	export TENANTDB_TEST_POSTGRES18_BINDIR
 fi
 
-# MySQL 9.7's Debian root: built once, reused after.
-./scripts/mysql-root.sh
-
-# The MySQL packages: those whose tests start a server.
-mysql_pkgs=(./internal/testserver/ ./internal/dbclient/ ./internal/provider/ ./internal/demo/)
 logs=$(mktemp -d "${TMPDIR:-/tmp}/tenantdb-testacc.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
+export TENANTDB_TEST_VERSIONS_FILE=$logs/versions
 
-# Build the test binaries once before the two runs start, so they do not
-# compile the same packages twice at the same time.
+# Build the test binaries once before the runs start, so they do not
+# compile the same packages at the same time.
 $GO test -count=1 -run '^$' ./... >/dev/null
 
 start=$(date +%s)
-TENANTDB_TEST_ENGINES=mysql $GO test -v "${mysql_pkgs[@]}" -count=1 -timeout 40m >"$logs/mysql.log" 2>&1 &
-mysql_pid=$!
-echo "testacc: MySQL 9.7 (TENANTDB_TEST_ENGINES=mysql) and MariaDB + PostgreSQL running side by side"
+declare -A PID STATUS
+for run in "${runs[@]}"; do
+	# shellcheck disable=SC2086 # PKGS holds a list of packages
+	TENANTDB_TEST_ENGINES=${KINDS[$run]} $GO test -v ${PKGS[$run]} -count=1 -timeout 45m >"$logs/$run.log" 2>&1 &
+	PID[$run]=$!
+done
+echo "testacc: running side by side: $(for run in "${runs[@]}"; do printf '%s (%s); ' "${LABEL[$run]}" "${KINDS[$run]}"; done)"
+for run in "${runs[@]}"; do
+	STATUS[$run]=0
+	wait "${PID[$run]}" || STATUS[$run]=$?
+	echo "testacc: ${LABEL[$run]} done after $(($(date +%s) - start)) s (exit ${STATUS[$run]})"
+done
 
-status=0
-TENANTDB_TEST_ENGINES=mariadb,postgres $GO test -v ./... -count=1 -timeout 40m >"$logs/main.log" 2>&1 || status=$?
-echo "testacc: MariaDB and PostgreSQL done after $(($(date +%s) - start)) s (exit $status)"
-mysql_status=0
-wait "$mysql_pid" || mysql_status=$?
-echo "testacc: MySQL 9.7 done after $(($(date +%s) - start)) s (exit $mysql_status)"
-
-# summarize LOG: package results, tests per kind, failures in full.
+# summarize LOG FAMILY=KIND...: package results, subtests per kind,
+# failures in full.
 summarize() {
 	local log=$1
+	shift
 	grep -E '^(ok\s|FAIL|panic:|--- FAIL:)' "$log" || true
-	for kind in mariadb postgres mysql; do
-		local pass fail skip
-		pass=$(grep -cE "^\s*--- PASS: Test[^/ ]+/$kind " "$log" || true)
-		fail=$(grep -cE "^\s*--- FAIL: Test[^/ ]+/$kind " "$log" || true)
-		skip=$(grep -cE "^\s*--- SKIP: Test[^/ ]+/$kind " "$log" || true)
+	for pair in "$@"; do
+		local family=${pair%%=*} kind=${pair#*=} pass fail skip
+		pass=$(grep -cE "^\s*--- PASS: Test[^/ ]+/$family " "$log" || true)
+		fail=$(grep -cE "^\s*--- FAIL: Test[^/ ]+/$family " "$log" || true)
+		skip=$(grep -cE "^\s*--- SKIP: Test[^/ ]+/$family " "$log" || true)
 		if [ $((pass + fail + skip)) -gt 0 ]; then
-			echo "testacc: tests run on $kind: $pass passed, $fail failed, $skip skipped"
+			echo "testacc: subtests run on $kind: $pass passed, $fail failed, $skip skipped"
 		fi
 	done
 	if grep -qE '^(FAIL|panic:)' "$log"; then
@@ -72,12 +122,17 @@ summarize() {
 	fi
 }
 
-echo "== MariaDB and PostgreSQL =="
-summarize "$logs/main.log"
-echo "== MySQL 9.7 =="
-summarize "$logs/mysql.log" | sed 's/^/[mysql] /'
-
-if [ "$status" != 0 ] || [ "$mysql_status" != 0 ]; then
-	echo "testacc: FAILED (MariaDB/PostgreSQL exit $status, MySQL 9.7 exit $mysql_status)" >&2
+failed=
+for run in "${runs[@]}"; do
+	echo "== ${LABEL[$run]} =="
+	# shellcheck disable=SC2086 # COUNT holds a list of pairs
+	summarize "$logs/$run.log" ${COUNT[$run]} | sed "s/^/[$run] /"
+	[ "${STATUS[$run]}" = 0 ] || failed+=" ${LABEL[$run]} (exit ${STATUS[$run]})"
+done
+if [ -n "$failed" ]; then
+	echo "testacc: FAILED:$failed" >&2
 	exit 1
+fi
+if [ -n "$full" ]; then
+	./scripts/check-compat.sh "$TENANTDB_TEST_VERSIONS_FILE"
 fi

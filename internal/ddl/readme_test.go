@@ -19,9 +19,10 @@ func TestReadmeAdminGrants(t *testing.T) {
 	readme := string(raw)
 	admin := AdminAccount{User: "tenantdb_admin", Host: "%"}
 	blocks := map[string][]string{
-		"-- MySQL 8.0+":     MySQLAdminGrants(ServerInfo{Flavor: FlavorMySQL, Version: Version{8, 0, 36}}, admin),
-		"-- MariaDB 10.6+":  MySQLAdminGrants(ServerInfo{Flavor: FlavorMariaDB, Version: Version{10, 6, 0}}, admin),
-		"-- PostgreSQL 15+": PostgresAdminGrants(admin),
+		"-- MySQL 8.0+":           MySQLAdminGrants(ServerInfo{Flavor: FlavorMySQL, Version: Version{8, 0, 36}}, admin),
+		"-- MariaDB 10.6 to 11.2": MySQLAdminGrants(ServerInfo{Flavor: FlavorMariaDB, Version: Version{10, 6, 0}}, admin),
+		"-- MariaDB 11.3+":        MySQLAdminGrants(ServerInfo{Flavor: FlavorMariaDB, Version: Version{11, 3, 0}}, admin),
+		"-- PostgreSQL 15+":       PostgresAdminGrants(admin),
 	}
 	for heading, stmts := range blocks {
 		i := strings.Index(readme, heading)

@@ -54,6 +54,16 @@ func runDemo(t *testing.T, ctx context.Context, cfg Config) (Result, string) {
 	for k, v := range goEnv {
 		t.Setenv(k, v)
 	}
+	// The harness finds the servers' Debian roots and PostgreSQL 18 under
+	// HOME by default: name them before HOME moves.
+	for env, find := range map[string]func() (string, error){
+		testserver.EnvMySQLRoot: testserver.MySQLRoot, testserver.EnvMariaDB11Root: testserver.MariaDB11Root,
+		testserver.EnvPostgres18BinDir: testserver.Postgres18BinDir,
+	} {
+		if dir, err := find(); err == nil {
+			t.Setenv(env, dir)
+		}
+	}
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 

@@ -124,7 +124,7 @@ func TestAccTenantDatabase_sqlAsciiPairRefusedAtPlan(t *testing.T) {
 // the old server's until the next refresh). The plan says they are known
 // only after the apply; nothing is altered.
 func TestAccTenantDatabase_settingsReadAfterMove(t *testing.T) {
-	a := testAccServer(t, "mariadb")
+	a := testAccServerOnly(t, "mariadb", "a MariaDB database carries its claim mark in its comment, so a copy of it (a dump, a replica) carries it to another server")
 	b := secondServer(t, a)
 	name := uniqueName("mvset")
 	t.Cleanup(func() { a.dropDatabase(t, name); b.dropDatabase(t, name) })

@@ -77,13 +77,17 @@ func sqlStatements(block string) []string {
 
 // readmeAdminSQL is README's admin-rights block for the server's flavor
 // (TestReadmeAdminGrants keeps them equal to what MissingAdminRights gives).
-func readmeAdminSQL(t *testing.T, flavor string) []string {
+func readmeAdminSQL(t *testing.T, s accServer) []string {
 	t.Helper()
+	flavor := s.Flavor
 	heading := map[string]string{
-		testserver.FlavorMariaDB:  "-- MariaDB 10.6+",
+		testserver.FlavorMariaDB:  "-- MariaDB 10.6 to 11.2",
 		testserver.FlavorMySQL:    "-- MySQL 8.0+",
 		testserver.FlavorPostgres: "-- PostgreSQL 15+",
 	}[flavor]
+	if v, ok := s.mariadbVersion(t); ok && v.AtLeast(11, 3, 0) {
+		heading = "-- MariaDB 11.3+" // SHOW CREATE ROUTINE
+	}
 	raw, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +240,7 @@ func gettingStartedServer(t *testing.T, engine string) accServer {
 			s.exec(t, "", fmt.Sprintf("DROP USER 'tenantdb_admin'@'%s'", h))
 		}
 	}
-	s.exec(t, "", readmeAdminSQL(t, s.Flavor)...)
+	s.exec(t, "", readmeAdminSQL(t, s)...)
 	return s
 }
 

@@ -144,6 +144,11 @@ func TestAccTenantGrant_importThroughPublicUsage(t *testing.T) {
 	db, owner, rep := uniqueName("gpu"), uniqueName("gpu_app"), uniqueName("gpu_rep")
 	const ownerPW = "Owner-pw-1"
 	s.CreateLogin(t, owner, ownerPW)
+	if s.administersOnlyItsRoles(t) {
+		// PostgreSQL 16+: README's superuser step before an owner made
+		// elsewhere is imported.
+		s.exec(t, "", fmt.Sprintf("GRANT %s TO %s WITH ADMIN OPTION", s.ident(owner), s.ident(s.Admin.Username)))
+	}
 	s.principal(t, rep)
 	t.Cleanup(func() { s.dropDatabase(t, db) }) // before the logins' own cleanup
 	s.exec(t, "", "CREATE DATABASE "+s.ident(db)+" OWNER "+s.ident(owner))

@@ -207,7 +207,7 @@ func (s accServer) ownerSetsItsPassword(t *testing.T, kind, db, owner string) {
 // destroy revokes its privileges on the database, leaves the login with the
 // exact DROP USER, and the login no longer reads the retained database.
 func TestAccTrust_unmarkedOwnerChangesItsPassword(t *testing.T) {
-	s := testAccServer(t, "mariadb")
+	s := testAccServerOnly(t, "mariadb", "the owner mark MariaDB keeps in a login's resource limits, which a DBA can reset")
 	w, db, owner, grantee := s.trustTenant(t, "tupass", "retain")
 	s.exec(t, "", fmt.Sprintf("ALTER USER '%s'@'%%' WITH MAX_UPDATES_PER_HOUR 0", owner))
 	w.run("plan", "-detailed-exitcode").mustSucceed(t, "removing the mark changes nothing else")
@@ -240,7 +240,7 @@ var restoreStatement = regexp.MustCompile("ALTER DATABASE `[^`]+` COMMENT 'tenan
 // nothing; once a DBA runs the statement the database is proven again: the
 // alter applies and destroy under "delete" drops it.
 func TestAccTrust_dbaEditsComment(t *testing.T) {
-	s := testAccServer(t, "mariadb")
+	s := testAccServerOnly(t, "mariadb", "a MariaDB database's claim mark is its comment, which a DBA can edit")
 	w, db := s.createdDatabase(t, "dbacmt")
 	s.exec(t, "", "CREATE TABLE "+s.table(db, "t")+" (v int)", "INSERT INTO "+s.table(db, "t")+" VALUES (42)")
 	s.exec(t, "", "ALTER DATABASE "+s.ident(db)+" COMMENT 'owned by team acme'")
@@ -290,7 +290,7 @@ func TestAccTrust_dbaEditsComment(t *testing.T) {
 // the server's address moved to another server with a database of the
 // same name: the change is refused and that database is not altered.
 func TestAccTrust_importedDatabaseGetsMark(t *testing.T) {
-	a := testAccServer(t, "mariadb")
+	a := testAccServerOnly(t, "mariadb", "a MariaDB database's claim mark is its comment: an import replaces the comment it had")
 	b := secondServer(t, a)
 	name := uniqueName("impmark")
 	t.Cleanup(func() { a.dropDatabase(t, name) })
@@ -352,7 +352,7 @@ resource "tenantdb_tenant_database" "t" {
 // database moved in the same apply as its import (no apply has marked it)
 // is refused at the new address: its empty comment proves nothing.
 func TestAccTrust_unmarkedImportMoveRefused(t *testing.T) {
-	a := testAccServer(t, "mariadb")
+	a := testAccServerOnly(t, "mariadb", "a MariaDB database's claim mark is its comment, which no apply has written on an imported one yet")
 	b := secondServer(t, a)
 	name := uniqueName("impmove")
 	t.Cleanup(func() { a.dropDatabase(t, name) })
@@ -399,7 +399,7 @@ resource "tenantdb_tenant_database" "t" {
 // and the import block it gives works as written once its placeholders are
 // filled in.
 func TestAccTrust_preExistingOwnerNamesDatabase(t *testing.T) {
-	s := testAccServer(t, "mariadb")
+	s := testAccServerOnly(t, "mariadb", "the refusal's import block is run as written on MariaDB; the refusal itself is tested on every kind (TestAccTenantOwner_refusals)")
 	db, user := uniqueName("preown"), uniqueName("preowno")
 	t.Cleanup(func() {
 		s.dropDatabase(t, db)
@@ -431,7 +431,7 @@ func TestAccTrust_preExistingOwnerNamesDatabase(t *testing.T) {
 // the policy refuses fails with MariaDB's 1396 explained as the policy,
 // with its settings; the login keeps its old password.
 func TestAccTrust_passwordPolicyOnBump(t *testing.T) {
-	s := secondServer(t, testAccServer(t, "mariadb"))
+	s := secondServer(t, testAccServerOnly(t, "mariadb", "MariaDB's simple_password_check plugin and its 1396 (MySQL's validate_password: TestAccMySQL_serverSettings)"))
 	s.exec(t, "", "INSTALL SONAME 'simple_password_check'")
 	db, user := uniqueName("polb"), uniqueName("polbo")
 	t.Cleanup(func() {

@@ -278,7 +278,7 @@ func migrationServer(t *testing.T, kind string) accServer {
 	}
 	skipUnselectedKind(t, kind)
 	s := gettingStartedServer(t, kind)
-	for _, stmt := range readmeAdminSQL(t, s.Flavor) {
+	for _, stmt := range readmeAdminSQL(t, s) {
 		if m := readmePasswordRE.FindStringSubmatch(stmt); m != nil {
 			s.Admin.Password = m[1]
 		}
@@ -646,7 +646,7 @@ func TestAccMigrateFromCyrilgdn(t *testing.T) {
 func TestAccMigrateFromCyrilgdn_ownerNotAdministered(t *testing.T) {
 	s := testAccServer(t, "postgres")
 	if !s.administersOnlyItsRoles(t) {
-		t.Skip("PostgreSQL 15 lets a CREATEROLE admin join any role (make testacc-pg-matrix runs 16+)")
+		t.Skip("PostgreSQL 15 lets a CREATEROLE admin join any role (make test runs this on 18: TENANTDB_TEST_ENGINES=postgres18)")
 	}
 	db, owner := uniqueName("mvn"), uniqueName("mvn_app")
 	s.CreateLogin(t, owner, "Peer-pw-1")

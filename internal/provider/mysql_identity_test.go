@@ -100,7 +100,7 @@ func (s accServer) requireDropSkipped(t *testing.T, w *cliWorkspace, db, owner, 
 // drops it, keeps its row, and revokes: no row of the owner or grantee is
 // left on the name. This lost the other party's database before marks.
 func TestAccMySQLIdentity_recreatedBySuperuser(t *testing.T) {
-	s := testAccServer(t, testserver.KindMySQL)
+	s := testAccServerOnly(t, testserver.KindMySQL, "a MySQL database's identity is its mark procedure (MariaDB's is its comment, PostgreSQL's its OID)")
 	w, db, owner, grantee := s.trustTenant(t, "myre", "delete")
 	s.requireMark(t, db)
 	s.dropDatabase(t, db)
@@ -122,7 +122,7 @@ func TestAccMySQLIdentity_recreatedBySuperuser(t *testing.T) {
 // drops nothing, keeps the tenant's data, revokes what the owner and the
 // grantee hold, and says so with the DROP statement; no SQL ran in the plan.
 func TestAccMySQLIdentity_tenantDropsMark(t *testing.T) {
-	s := testAccServer(t, testserver.KindMySQL)
+	s := testAccServerOnly(t, testserver.KindMySQL, "a MySQL database's identity is its mark procedure (MariaDB's is its comment, PostgreSQL's its OID)")
 	w, db, owner, grantee := s.trustTenant(t, "mydrop", "delete")
 	mark := s.requireMark(t, db)
 	if err := s.as(owner, trustOwnerPW, db, "DROP PROCEDURE "+s.ident(db)+"."+s.ident(mark.Name)); err != nil {
@@ -145,7 +145,7 @@ func TestAccMySQLIdentity_tenantDropsMark(t *testing.T) {
 // the DEFINER of a stored object (4006) unless the dropper holds
 // SET_ANY_DEFINER, which README's admin does not: a separate finding.
 func TestAccMySQLIdentity_tenantForgesMark(t *testing.T) {
-	s := testAccServer(t, testserver.KindMySQL)
+	s := testAccServerOnly(t, testserver.KindMySQL, "a MySQL database's identity is its mark procedure (MariaDB's is its comment, PostgreSQL's its OID)")
 	w, db, owner, grantee := s.trustTenant(t, "myforge", "delete")
 	mark := s.requireMark(t, db)
 	proc := s.ident(db) + "." + s.ident(mark.Name)
@@ -209,7 +209,7 @@ func (s accServer) asOneSession(t *testing.T, user, pw, db string, stmts ...stri
 // From then on it is proven by the mark: dropped and re-created by a
 // superuser, it reads as not the recorded one.
 func TestAccMySQLIdentity_importGetsMark(t *testing.T) {
-	s := testAccServer(t, testserver.KindMySQL)
+	s := testAccServerOnly(t, testserver.KindMySQL, "a MySQL database's identity is its mark procedure (MariaDB's is its comment, PostgreSQL's its OID)")
 	db := uniqueName("myimp")
 	t.Cleanup(func() { s.dropDatabase(t, db) })
 	s.exec(t, "", "CREATE DATABASE "+s.ident(db))
@@ -258,7 +258,7 @@ var restoreMarkStatement = regexp.MustCompile("(SET timestamp = [0-9]+); (CREATE
 // database), they prove it again: the change applies, and destroy drops
 // the database. A test that the restore really is the recorded identity.
 func TestAccMySQLIdentity_markRestoredByDBA(t *testing.T) {
-	s := testAccServer(t, testserver.KindMySQL)
+	s := testAccServerOnly(t, testserver.KindMySQL, "a MySQL database's identity is its mark procedure (MariaDB's is its comment, PostgreSQL's its OID)")
 	w, db := s.createdDatabase(t, "myrest")
 	mark := s.requireMark(t, db)
 	s.exec(t, "", "DROP PROCEDURE "+s.ident(db)+"."+s.ident(mark.Name))
@@ -302,7 +302,7 @@ func TestAccMySQLIdentity_markRestoredByDBA(t *testing.T) {
 // is then seen by all three: the plan warns and shows the owner's and the
 // grant's revokes of what the new database inherited.
 func TestAccMySQLIdentity_importedTenantFollowsMark(t *testing.T) {
-	s := testAccServer(t, testserver.KindMySQL)
+	s := testAccServerOnly(t, testserver.KindMySQL, "a MySQL database's identity is its mark procedure (MariaDB's is its comment, PostgreSQL's its OID)")
 	dbs, owners := s.fleet(t, uniqueName("myfol"), "Peer-pw-1", 1)
 	db, owner := dbs[0], owners[0]
 	reader := uniqueName("myfol_r")

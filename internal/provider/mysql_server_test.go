@@ -25,7 +25,7 @@ import (
 // says so, the next apply discards it (DISCARD OLD PASSWORD) and the plan
 // after that is empty.
 func TestAccMySQL_dualPasswords(t *testing.T) {
-	s := testAccServer(t, "mysql")
+	s := testAccServerOnly(t, "mysql", "dual passwords (RETAIN CURRENT PASSWORD) are MySQL 8.0.14+; MariaDB ignores the option (TestAccTenantOwner_retainPreviousPasswordIgnoredOnMariaDB)")
 	db, user := uniqueName("dual"), uniqueName("dual")
 	t.Cleanup(func() {
 		s.dropDatabase(t, db)
@@ -95,7 +95,7 @@ func (s accServer) hasAdditionalPassword(t *testing.T, user string) bool {
 // over verified TLS; mysql_native_password, removed in MySQL 9, is not
 // there to fall back to (the server refuses a login made with it).
 func TestAccMySQL_cachingSha2AndNoNativePassword(t *testing.T) {
-	s := testAccServer(t, "mysql")
+	s := testAccServerOnly(t, "mysql", "MySQL 9's authentication plugins (caching_sha2_password, no mysql_native_password)")
 	db, user := uniqueName("sha2"), uniqueName("sha2")
 	t.Cleanup(func() {
 		s.dropDatabase(t, db)
@@ -126,7 +126,7 @@ func TestAccMySQL_cachingSha2AndNoNativePassword(t *testing.T) {
 // (name with "\_"), SHOW GRANTS printing that pattern, and no reach into a
 // sibling the unescaped "_" would match.
 func TestAccMySQL_escapedGrantRows(t *testing.T) {
-	s := testAccServer(t, "mysql")
+	s := testAccServerOnly(t, "mysql", "the mysql.db rows and SHOW GRANTS lines as MySQL writes them (MariaDB's differ)")
 	db, owner, reader := uniqueName("esc"), uniqueName("esco"), uniqueName("escr")
 	sibling := strings.Replace(db, "_", "x", 1) // "esc_..." matched by the pattern esc_... if "_" were a wildcard
 	s.principal(t, reader)
@@ -199,7 +199,7 @@ var mysqlFamily = []string{"mariadb", "mysql"}
 //   - the validate_password component, whose refusal of a weak password
 //     names the policy and creates nothing.
 func TestAccMySQL_serverSettings(t *testing.T) {
-	s := secondServer(t, testAccServer(t, "mysql"))
+	s := secondServer(t, testAccServerOnly(t, "mysql", "MySQL-only server settings: partial_revokes, sql_require_primary_key, mandatory_roles, the validate_password component"))
 	tenant := func(t *testing.T, prefix string, check func(db, owner, reader string)) {
 		t.Helper()
 		db, owner, reader := uniqueName(prefix), uniqueName(prefix+"o"), uniqueName(prefix+"r")

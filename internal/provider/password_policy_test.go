@@ -14,7 +14,7 @@ import (
 // without a plugin, was refused as "the server is down" with strict
 // validation on, and silently bypassed the policy with it off.)
 func TestAccTenantOwner_passwordPolicy(t *testing.T) {
-	s := secondServer(t, testAccServer(t, "mariadb"))
+	s := secondServer(t, testAccServerOnly(t, "mariadb", "MariaDB's simple_password_check and strict_password_validation (MySQL's validate_password: TestAccMySQL_serverSettings)"))
 	s.exec(t, "", "INSTALL SONAME 'simple_password_check'")
 	requirePasswordPolicy(t, s, "pol", "simple_password_check_minimal_length")
 }

@@ -115,6 +115,18 @@ func testAccServer(t *testing.T, kind string) accServer {
 	return accServer{s, name}
 }
 
+// testAccServerOnly is testAccServer for a test that runs on one kind of
+// server only; why says what makes it that kind's alone, and is the skip
+// message where TENANTDB_TEST_ENGINES leaves the kind out (make test runs
+// every kind, each in one of its runs: the other runs skip the test).
+func testAccServerOnly(t *testing.T, kind, why string) accServer {
+	t.Helper()
+	if !testserver.EngineSelected(kind) {
+		t.Skipf("%s only: %s (%s=%q leaves %s out)", kind, why, testserver.EnvEngines, os.Getenv(testserver.EnvEngines), kind)
+	}
+	return testAccServer(t, kind)
+}
+
 // serverHCL declares the tenantdb_db_server for s. extra is added inside
 // the block (e.g. a different username).
 func (s accServer) serverHCL(extra string) string { return s.serverHCLAt(s.Port, extra) }

@@ -157,7 +157,7 @@ func TestAccTenantDatabase_dropChecksIdentity(t *testing.T) {
 // dropped one is reported gone (not the server's raw error), a replaced
 // one is refused (IdentityMismatch) with its settings untouched.
 func TestAccTenantDatabase_alterChecksIdentity(t *testing.T) {
-	s := testAccServer(t, "mariadb")
+	s := testAccServerOnly(t, "mariadb", "PostgreSQL alters no database setting in place (a change replaces the database); MySQL's case is TestAccMySQLIdentity_markRestoredByDBA")
 	name := uniqueName("alterid")
 	t.Cleanup(func() { s.dropDatabase(t, name) })
 	w := newCLIWorkspace(t)

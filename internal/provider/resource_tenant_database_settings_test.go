@@ -65,8 +65,17 @@ func TestAccTenantDatabase_settingsSpelledOtherwise(t *testing.T) {
 	}
 }
 
-// defaultUTF8MB4Collation is utf8mb4's default collation per server kind.
-var defaultUTF8MB4Collation = map[string]string{"mariadb": "utf8mb4_general_ci", "mysql": "utf8mb4_0900_ai_ci"}
+// defaultUTF8MB4Collation is utf8mb4's default collation on s: MariaDB
+// 10.11's utf8mb4_general_ci, MySQL's utf8mb4_0900_ai_ci, and on MariaDB
+// 11.8 utf8mb4_uca1400_ai_ci (its @@character_set_collations; seen on
+// 11.8.9, a stock Debian 13 server).
+func (s accServer) defaultUTF8MB4Collation(t *testing.T, kind string) string {
+	t.Helper()
+	if v, ok := s.mariadbVersion(t); ok && v.AtLeast(11, 8, 0) {
+		return "utf8mb4_uca1400_ai_ci"
+	}
+	return map[string]string{"mariadb": "utf8mb4_general_ci", "mysql": "utf8mb4_0900_ai_ci"}[kind]
+}
 
 // TestAccTenantDatabase_characterSetAlone (MariaDB, MySQL 9.7): the server
 // picks the character set's default collation; a collation of another
@@ -101,7 +110,7 @@ func TestAccTenantDatabase_characterSetAlone(t *testing.T) {
 					{
 						// A new character set alone: its default collation, not the old one.
 						Config: s.serverHCL("") + tenantDatabaseHCL(name, `character_set = "utf8mb4"`),
-						Check:  s.requireSettings(t, name, "utf8mb4", defaultUTF8MB4Collation[kind]),
+						Check:  s.requireSettings(t, name, "utf8mb4", s.defaultUTF8MB4Collation(t, kind)),
 					},
 				},
 			})

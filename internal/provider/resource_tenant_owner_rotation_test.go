@@ -145,7 +145,7 @@ func TestAccTenantOwner_rotationKeepsGranteesFutureTables(t *testing.T) {
 // password stops working at once, nothing stays retained, and the next plan
 // is empty. (The MySQL 8 statements are pinned by the golden files.)
 func TestAccTenantOwner_retainPreviousPasswordIgnoredOnMariaDB(t *testing.T) {
-	s := testAccServer(t, "mariadb")
+	s := testAccServerOnly(t, "mariadb", "MariaDB has no dual passwords: the MySQL option is ignored there (MySQL: TestAccMySQL_dualPasswords)")
 	db, user := uniqueName("ret"), uniqueName("app")
 	t.Cleanup(func() {
 		s.dropDatabase(t, db)

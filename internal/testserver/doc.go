@@ -32,21 +32,32 @@
 // A server that cannot start fails the test (never skips it): a green run
 // must mean the tests really ran. The one skip is asked for: with
 // TENANTDB_TEST_ENGINES set to a comma-separated list of server kinds
-// ("mariadb", "mysql", "postgres" or "all"), Shared skips the tests of the
-// kinds it leaves out (EngineSelected); unset, it selects mariadb and
-// postgres. Start is not affected.
+// ("mariadb", "mariadb11", "mysql", "postgres", "postgres18" or "all"),
+// Shared skips the tests of the kinds it leaves out (EngineSelected);
+// unset, it selects mariadb and postgres. Start is not affected.
 //
 // # Server kinds
 //
-// Engine "mysql" (the provider's name) has two servers: MariaDB, the
-// default (Shared(t, "mysql"), kind "mariadb", the machine's mariadbd), and
-// MySQL 9.7 (Shared(t, "mysql", WithMySQL()) or SharedKind(t, "mysql"),
-// kind "mysql"): mysqld from Debian's unstable packages, run with chroot
-// inside the Debian root scripts/mysql-root.sh builds once
-// (TENANTDB_MYSQL_ROOT, default ~/.cache/tenantdb/mysql-root; local backend,
-// as root). It has everything the MariaDB server has: TLS verified with the
-// harness's CA, README's minimal admin, the general log as the statement
-// log, WithLowerCaseTableNames, Crash and Restart.
+// Engine "mysql" (the provider's name) has three servers: MariaDB, the
+// default (Shared(t, "mysql"), kind "mariadb", the machine's mariadbd),
+// MariaDB 11.8 (kind "mariadb11") and MySQL 9.7 (Shared(t, "mysql",
+// WithMySQL()) or SharedKind(t, "mysql"), kind "mysql"). MySQL and MariaDB
+// 11.8 come from Debian's sid and trixie packages, run with chroot inside
+// the Debian roots scripts/server-root.sh builds once (TENANTDB_MYSQL_ROOT,
+// TENANTDB_MARIADB11_ROOT, default ~/.cache/tenantdb/mysql-root and
+// mariadb11-root; local backend, as root; root.go). They have everything
+// the MariaDB server has: TLS verified with the harness's CA, README's
+// minimal admin for their version, the general log as the statement log,
+// WithLowerCaseTableNames, Crash and Restart. Engine "postgres" has
+// PostgreSQL 15 (kind "postgres") and 18 (kind "postgres18", the npm build
+// scripts/pg-bin.sh 18 installs, or TENANTDB_TEST_POSTGRES18_BINDIR).
+//
+// mariadb11 and postgres18 are stand-ins (kinds.go): a test process whose
+// TENANTDB_TEST_ENGINES names one serves its family's tests with it
+// (Shared(t, "mysql") starts MariaDB 11.8 there), so every test of the
+// family runs on the newer release unchanged; Server.Kind keeps the
+// family's name, Server.Release names the stand-in. Naming a family and
+// its stand-in in one process is an error.
 //
 // # Variants
 //
@@ -203,8 +214,12 @@
 //     the PEM file of the CA that signed the server's certificate; it fills
 //     CAPEM (TLSMode then says "verify-full").
 //   - unset or "auto": "dsn" if that engine's DSN variable is set; else
-//     "docker" if a Docker daemon answers a ping within about a second; else
-//     "local". A client binary alone (no daemon) never selects docker.
+//     "docker" if a Docker daemon answers a ping within about a second and
+//     can start the engine's image (it has it, or a registry it asks
+//     serves it: checked once per image, within 5 s); else "local", saying
+//     so once on stderr when a daemon answered. A client binary alone (no
+//     daemon) never selects docker. MySQL always runs locally; MariaDB
+//     11.8 and PostgreSQL 18 too unless a DSN names the engine's server.
 //
 // # Cleanup
 //

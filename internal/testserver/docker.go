@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/jackc/pgx/v5"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
@@ -100,6 +101,70 @@ func dockerAvailable() bool {
 		}
 	})
 	return dockerOK
+}
+
+// dockerImageCheckTimeout bounds asking the daemon whether a registry
+// serves an image it does not have (once per image and process).
+const dockerImageCheckTimeout = 5 * time.Second
+
+var (
+	dockerImagesMu sync.Mutex
+	dockerImages   = map[string]bool{} // image -> the daemon can start it
+)
+
+// dockerImage is the image the docker backend runs for engine.
+func dockerImage(engine string) string {
+	if engine == EngineMySQL {
+		return envOr(EnvMySQLImage, defaultMySQLImage)
+	}
+	return envOr(EnvPostgresImage, defaultPostgresImage)
+}
+
+// dockerCanStart reports whether auto mode may use Docker for engine: a
+// daemon answers (dockerAvailable) and can start its image, because it has
+// it or a registry it asks serves it. A daemon with neither (no images, no
+// registry, as on the project's machines) would fail every test: auto mode
+// runs local servers then, and says so once per image on stderr. Checked
+// once per image and process.
+func dockerCanStart(engine string) bool {
+	if !dockerAvailable() {
+		return false
+	}
+	image := dockerImage(engine)
+	dockerImagesMu.Lock()
+	defer dockerImagesMu.Unlock()
+	if ok, done := dockerImages[image]; done {
+		return ok
+	}
+	ok, why := dockerImageServed(image)
+	dockerImages[image] = ok
+	if !ok {
+		fmt.Fprintf(os.Stderr, "testserver: %s=auto: the Docker daemon answers but cannot start %s (%s): running local servers instead "+
+			"(%s=docker uses Docker regardless)\n", EnvBackend, image, why, EnvBackend)
+	}
+	return ok
+}
+
+// dockerImageServed asks the daemon whether it has image, else whether a
+// registry serves it (the daemon asks the registry, bounded by
+// dockerImageCheckTimeout); when neither, why not.
+func dockerImageServed(image string) (bool, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), dockerImageCheckTimeout)
+	defer cancel()
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return false, fmt.Sprintf("no client: %v", err)
+	}
+	defer cli.Close()
+	if _, err := cli.ImageInspect(ctx, image); err == nil {
+		return true, ""
+	} else if !cerrdefs.IsNotFound(err) {
+		return false, fmt.Sprintf("inspecting the image: %v", err)
+	}
+	if _, err := cli.DistributionInspect(ctx, image, client.DistributionInspectOptions{}); err != nil {
+		return false, fmt.Sprintf("the daemon has no such image, and no registry serves it: %v", err)
+	}
+	return true, ""
 }
 
 func envOr(name, def string) string {
@@ -399,7 +464,7 @@ func startDockerWatchdog(ctx context.Context, id string) (*watchdog, error) {
 // MariaDB and MySQL.
 
 func startDockerMySQL(ctx context.Context, o startOptions, hostNet bool, certs *certBundle, tlsConf *tls.Config) (_ *Server, err error) {
-	image := envOr(EnvMySQLImage, defaultMySQLImage)
+	image := dockerImage(EngineMySQL)
 	flavor := FlavorMySQL
 	if isMariaDBImage(image) {
 		flavor = FlavorMariaDB
@@ -533,7 +598,7 @@ func pgDockerCmd(port int, hostNet bool) []string {
 }
 
 func startDockerPostgres(ctx context.Context, hostNet bool, certs *certBundle, tlsConf *tls.Config) (_ *Server, err error) {
-	image := envOr(EnvPostgresImage, defaultPostgresImage)
+	image := dockerImage(EnginePostgres)
 	root := Login{Username: "postgres", Password: randomPassword()}
 	spec := dockerSpec{
 		image: image,

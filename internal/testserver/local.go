@@ -33,7 +33,7 @@ const (
 )
 
 func startLocal(ctx context.Context, engine string, o startOptions) (*Server, error) {
-	if engine == EngineMySQL && o.mysql {
+	if engine == EngineMySQL && o.kind == KindMySQL {
 		return startLocalMySQL(ctx, o)
 	}
 	if engine == EngineMySQL {

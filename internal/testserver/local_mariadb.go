@@ -46,16 +46,24 @@ func findMariaDB() (server, installDB string, err error) {
 
 // startLocalMariaDB initialises a data dir, starts mariadbd on a free port
 // with our TLS certificate and the general query log in mysql.general_log
-// (see statementlog.go), and creates the Super and Admin logins.
+// (see statementlog.go), and creates the Super and Admin logins: the
+// machine's MariaDB, or for kind mariadb11 MariaDB 11.8 run with chroot in
+// its Debian root (root.go).
 func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err error) {
-	mariadbd, installDB, err := findMariaDB()
-	if err != nil {
+	var x serverExec
+	var mariadbd, installDB string
+	if o.kind == KindMariaDB11 {
+		if x, err = chrootExec(mariadb11Root); err != nil {
+			return nil, err
+		}
+		mariadbd, installDB = "/usr/sbin/mariadbd", "/usr/bin/mariadb-install-db"
+	} else if mariadbd, installDB, err = findMariaDB(); err != nil {
 		return nil, err
 	}
 	// Stop is SIGKILL: a clean MariaDB shutdown takes seconds (buffer pool
 	// dump, InnoDB shutdown) and the data is thrown away anyway; mariadbd is
 	// a single process, so nothing is left behind.
-	li, err := newLocalInstance("", "mariadb", nil, syscall.SIGKILL)
+	li, err := newLocalInstance(x.tmpParent(), "mariadb", nil, syscall.SIGKILL)
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +72,7 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 			_ = li.destroy(5 * time.Second)
 		}
 	}()
+	inRoot := x.path
 
 	tlsFiles, err := li.writeServerTLS(false)
 	if err != nil {
@@ -79,6 +88,7 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 	if err := os.MkdirAll(tmpDir, 0o700); err != nil {
 		return nil, err
 	}
+	x.tmpDir = tmpDir
 	socket := li.path("mysqld.sock")
 	if len(socket) > maxSocketPath {
 		return nil, fmt.Errorf("socket path %s is too long for a unix socket: use a shorter TMPDIR", socket)
@@ -86,7 +96,7 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 
 	// --no-defaults everywhere: the machine's /etc/mysql config (a service's
 	// datadir, socket, port, bind address) must not leak in.
-	installArgs := []string{"--no-defaults", "--datadir=" + dataDir, "--tmpdir=" + tmpDir,
+	installArgs := []string{"--no-defaults", "--datadir=" + inRoot(dataDir), "--tmpdir=" + inRoot(tmpDir),
 		"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve",
 		// Passed through to the bootstrap mariadbd: an 8x smaller data dir
 		// (25 MB, not 113 MB) and a slightly faster install.
@@ -100,7 +110,8 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 		installArgs = append(installArgs, "--user=root")
 	}
 	ictx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	err = li.run(ictx, "install.log", installDB, installArgs...)
+	name, argv := x.command(installDB, installArgs...)
+	err = li.run(ictx, "install.log", name, argv...)
 	cancel()
 	if err != nil {
 		return nil, err
@@ -110,13 +121,13 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 	serverArgs := func(port int) []string {
 		args := []string{
 			"--no-defaults",
-			"--datadir=" + dataDir,
-			"--tmpdir=" + tmpDir,
+			"--datadir=" + inRoot(dataDir),
+			"--tmpdir=" + inRoot(tmpDir),
 			"--bind-address=127.0.0.1",
 			"--port=" + strconv.Itoa(port),
-			"--socket=" + socket,
-			"--log-error=" + logPath,
-			"--pid-file=" + li.path("mariadbd.pid"),
+			"--socket=" + inRoot(socket),
+			"--log-error=" + inRoot(logPath),
+			"--pid-file=" + inRoot(li.path("mariadbd.pid")),
 			"--skip-name-resolve",
 			// Small and quick: a test server holds a few tiny databases.
 			"--innodb-buffer-pool-size=32M",
@@ -124,20 +135,24 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 			"--performance-schema=OFF",
 			"--innodb-buffer-pool-load-at-startup=OFF",
 			"--innodb-buffer-pool-dump-at-shutdown=OFF",
-			// Debian's packaged config sets these; --no-defaults drops them.
-			// Match a stock Debian server rather than MariaDB's latin1 default.
-			"--character-set-server=utf8mb4",
-			"--collation-server=utf8mb4_general_ci",
 			// TLS offered, not required (require_secure_transport stays OFF)
 			// so tests can check both tls "verify-full" and "disable".
-			"--ssl-ca=" + caFile,
-			"--ssl-cert=" + certFile,
-			"--ssl-key=" + keyFile,
+			"--ssl-ca=" + inRoot(caFile),
+			"--ssl-cert=" + inRoot(certFile),
+			"--ssl-key=" + inRoot(keyFile),
 			// Every statement, with the login that sent it, goes to the
 			// CSV table mysql.general_log: one row per statement (newlines
 			// escaped), read back with SQL (statementlog_mysql.go).
 			"--general-log=1",
 			"--log-output=TABLE",
+		}
+		if o.kind != KindMariaDB11 {
+			// Debian 12's packaged config sets these; --no-defaults drops
+			// them. Match a stock Debian server rather than MariaDB 10.11's
+			// latin1 default. Debian 13's config sets none: MariaDB 11.8's
+			// own default (utf8mb4, utf8mb4_uca1400_ai_ci) is what its
+			// servers run with, and what the tests must see.
+			args = append(args, "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci")
 		}
 		if o.lowerCaseTableNames {
 			args = append(args, lowerCaseTableNamesFlag)
@@ -145,9 +160,11 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 		if os.Geteuid() == 0 {
 			args = append(args, "--user=root")
 		}
-		return args
+		_, argv := x.command(mariadbd, args...)
+		return argv
 	}
-	return startMySQLProtocol(ctx, li, FlavorMariaDB, socket, logPath, certs.caPEM, mariadbd, serverArgs)
+	name, _ = x.command(mariadbd)
+	return startMySQLProtocol(ctx, li, FlavorMariaDB, socket, logPath, certs.caPEM, name, serverArgs)
 }
 
 // startMySQLProtocol starts a MariaDB or MySQL server (name, with

