@@ -304,7 +304,15 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		if f := fault(faultOwnerClaimLostAfter, user.String()); err == nil && f != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], f)
 		}
-		if isUserExists(err) {
+		if isDefinerNameTaken(err) {
+			// MySQL's 4006: a definer kept locked, or objects naming a
+			// dropped login (definer_kept.go); an unlocked login goes on
+			// as any existing one.
+			if refusal := s.definerNameRefusal(ctx, db, user); refusal != nil {
+				return refusal
+			}
+		}
+		if isUserExists(err) || isDefinerNameTaken(err) {
 			// An earlier apply of this resource, killed after its CREATE,
 			// left the login: finish it when its mark proves it ours.
 			if err = s.finishHalfMade(ctx, user, mark, "", pw, plan); err != nil {
@@ -370,6 +378,11 @@ func (s *Server) SetOwnerPassword(ctx context.Context, db ddl.DatabaseName, user
 			if s.info.Flavor == ddl.FlavorMariaDB && codeOf(err) == "mysql:1396" {
 				return s.alterUserPolicyError(ctx, user.String(), err)
 			}
+			return err
+		}
+		// The configuration declares a login the tenant logs in with: one
+		// imported after a destroy kept it as a definer is unlocked.
+		if err := s.unlockIfLocked(ctx, user); err != nil {
 			return err
 		}
 		rctx, cancel := readBackContext(ctx) // the password changed: record it

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Issue 43, items 5 to 7 and its two suspicions: the lifecycle of MySQL
+// family owners and grants across what a destroy keeps, an import, a
+// superuser's re-created database and a server's settings. Each test reads
+// the server (mysql.user, mysql.db, information_schema.USER_ATTRIBUTES) and
+// logs in as the logins themselves.
+
+// requireRefusal fails unless r has an error diagnostic whose summary
+// starts with reason and whose detail holds every one of want, and no
+// opaque server answer (a withheld message or a bare error code).
+func requireRefusal(t *testing.T, r cliResult, reason string, want ...string) cliDiagnostic {
+	t.Helper()
+	d := r.requireDiag(t, "error", reason)
+	for _, w := range want {
+		if !strings.Contains(d.Detail, w) {
+			t.Errorf("the %s refusal lacks %q:\n%s", reason, w, d.Detail)
+		}
+	}
+	for _, opaque := range []string{"server message withheld", "mysql:4006"} {
+		if strings.Contains(r.Output, opaque) {
+			t.Errorf("the output still shows %q:\n%s", opaque, r.Output)
+		}
+	}
+	return d
+}
+
+// accountLocked reads whether user is locked, "Y" or "N" (MySQL:
+// mysql.user's account_locked; MariaDB: mysql.global_priv), "" when the
+// login does not exist.
+func (s accServer) accountLocked(t *testing.T, user string) string {
+	t.Helper()
+	var v string
+	q := `SELECT account_locked FROM mysql.user WHERE User = ? AND Host = '%'`
+	if s.Flavor != "mysql" {
+		q = `SELECT IF(JSON_VALUE(Priv, '$.account_locked') = 'true', 'Y', 'N') FROM mysql.global_priv WHERE User = ? AND Host = '%'`
+	}
+	if err := s.super(t, "").QueryRow(q, user).Scan(&v); err != nil {
+		return ""
+	}
+	return v
+}
+
+// userAttribute is the login's information_schema.USER_ATTRIBUTES value
+// (MySQL; "" where there is none or the table does not exist).
+func (s accServer) userAttribute(t *testing.T, user string) string {
+	t.Helper()
+	var v *string
+	if err := s.super(t, "").QueryRow(`SELECT ATTRIBUTE FROM information_schema.USER_ATTRIBUTES WHERE USER = ? AND HOST = '%'`, user).Scan(&v); err != nil || v == nil {
+		return ""
+	}
+	return *v
+}
+
+// importOwnerHCL is the import block of owner o for db and user.
+func importOwnerHCL(db, user string) string {
+	return fmt.Sprintf(`
+import {
+  to = tenantdb_tenant_owner.o
+  id = jsonencode({ server = tenantdb_db_server.main.ref, database = %q, username = %q })
+}
+`, db, user)
+}
+
+// TestAccMySQLLifecycle_keptDefinerManagedAgain (item 5): an owner whose
+// login defines a view, a routine, a trigger and an event is destroyed;
+// MySQL keeps the login, revoked and locked. Declaring the owner again is
+// refused as PreExistingOwnerUser saying it is a kept definer, with the
+// import block and the DROP USER (it was an opaque "mysql:4006 … server
+// message withheld"). The import, then the apply, sets its password,
+// unlocks it and grants ALL: the tenant logs in again (it got 3118) and
+// its view reads; the plan after is empty. MariaDB drops such a login, so
+// there declaring it again simply creates it.
+func TestAccMySQLLifecycle_keptDefinerManagedAgain(t *testing.T) {
+	for _, kind := range []string{"mysql", "mariadb"} {
+		t.Run(kind, func(t *testing.T) {
+			s := testAccServer(t, kind)
+			db, user, pw := uniqueName("kdm"), uniqueName("kdm_o"), "Kdm-pw-1"
+			t.Cleanup(func() { s.dropDatabase(t, db); s.dropLogins(t, user) })
+			w := newCLIWorkspace(t)
+			dbOnly := s.serverHCL("") + fmt.Sprintf("\nresource \"tenantdb_tenant_database\" \"db\" {\n  server = "+
+				"tenantdb_db_server.main.ref\n  name   = %q\n}\n", db)
+			w.write(dbOnly + ownerBlockHCL(user, pw, 1, ""))
+			w.run("apply", "-auto-approve").mustSucceed(t, "create")
+			s.definerTenant(t, user, pw, db)
+			w.write(dbOnly)
+			r := w.run("apply", "-auto-approve").mustSucceed(t, "destroy the owner")
+			if !s.requireDestroyedOwner(t, r, user, pw, db) {
+				// MariaDB: the login is gone, so the name is free again.
+				w.write(dbOnly + ownerBlockHCL(user, pw, 1, ""))
+				w.run("apply", "-auto-approve").mustSucceed(t, "declare the owner again")
+				if err := s.as(user, pw, db, "SELECT COUNT(*) FROM "+s.table(db, "t")); err != nil {
+					t.Fatalf("the owner declared again cannot read its table: %v", err)
+				}
+				return
+			}
+			attr := s.userAttribute(t, user)
+
+			w.write(dbOnly + ownerBlockHCL(user, pw, 1, ""))
+			r = w.run("apply", "-auto-approve").mustFail(t, "declare the owner again over the kept definer")
+			requireRefusal(t, r, "PreExistingOwnerUser", "locked", "VIEW `"+db+"`.`v`", "import {",
+				fmt.Sprintf("DROP USER '%s'@'%%';", user))
+			if got := s.accountLocked(t, user); got != "Y" {
+				t.Fatalf("the refusal changed the kept login: account_locked = %q", got)
+			}
+			if got := s.userAttribute(t, user); got != attr {
+				t.Fatalf("the refusal changed the login's ATTRIBUTE from %q to %q", attr, got)
+			}
+			if err := s.as(user, pw, db, "SELECT 1"); err == nil || !strings.Contains(err.Error(), "3118") {
+				t.Fatalf("the kept login logs in (or fails otherwise) before its import: %v", err)
+			}
+
+			// The refusal's way back: import it; the apply unlocks it.
+			w.write(dbOnly + importOwnerHCL(db, user) + ownerBlockHCL(user, pw, 1, ""))
+			w.run("apply", "-auto-approve").mustSucceed(t, "import the kept login")
+			if got := s.accountLocked(t, user); got != "N" {
+				t.Fatalf("after the import and apply, account_locked = %q, want N", got)
+			}
+			if n := s.count(t, "", `SELECT COUNT(*) FROM mysql.db WHERE User = ? AND Host = '%'`, user); n != 1 {
+				t.Fatalf("the imported owner holds rows on %d database patterns, want 1", n)
+			}
+			if err := s.as(user, pw, db, "SELECT COUNT(*) FROM "+s.table(db, "v"), "INSERT INTO "+s.table(db, "t")+" VALUES (8)"); err != nil {
+				t.Fatalf("the tenant cannot log in and work after the import: %v", err)
+			}
+			w.run("plan", "-detailed-exitcode").mustSucceed(t, "empty plan after the import")
+			if got := w.stateAttr("tenantdb_tenant_owner", "user_created"); got != false {
+				t.Fatalf("user_created = %v, want false (imported)", got)
+			}
+		})
+	}
+}
+
+// TestAccMySQLLifecycle_rotationBackToKeptDefiner (item 5): a username
+// rotation away from a login that defines objects keeps it pending and
+// locked (MySQL); rotating back to it is refused as a rotation to a
+// pending login, saying why it cannot be dropped and what to run, not an
+// opaque 4006, and changes nothing. Once its objects are re-created as the
+// current owner, the same apply drops it and rotates back, and the tenant
+// logs in as it. MariaDB drops the old login at the rotation.
+func TestAccMySQLLifecycle_rotationBackToKeptDefiner(t *testing.T) {
+	for _, kind := range []string{"mysql", "mariadb"} {
+		t.Run(kind, func(t *testing.T) {
+			s := testAccServer(t, kind)
+			w, db, old, cur, pw, _ := s.rotatedDefinerTenant(t, "kdb")
+			w.write(s.serverHCL("") + ownerHCL(db, old, pw, 1, ""))
+			if s.Flavor == "mysql" {
+				r := w.run("apply", "-auto-approve").mustFail(t, "rotate back to the kept definer")
+				requireRefusal(t, r, "PreExistingOwnerUser", "previous_username", "DEFINER", "CREATE OR REPLACE VIEW",
+					fmt.Sprintf("DROP USER '%s'@'%%';", old))
+				if got := s.accountLocked(t, old); got != "Y" {
+					t.Fatalf("the refusal changed the kept login: account_locked = %q", got)
+				}
+				if err := s.as(cur, pw, db, "SELECT COUNT(*) FROM "+s.table(db, "t")); err != nil {
+					t.Fatalf("the current owner lost its database: %v", err)
+				}
+				// The refusal's fix: the objects re-created as the current owner.
+				s.defineObjects(t, cur, pw, db)
+			}
+			w.run("apply", "-auto-approve").mustSucceed(t, "rotate back")
+			if got := s.accountLocked(t, old); got != "N" {
+				t.Fatalf("after rotating back, account_locked of %s = %q, want N", old, got)
+			}
+			if err := s.as(old, pw, db, "SELECT COUNT(*) FROM "+s.table(db, "t")); err != nil {
+				t.Fatalf("the tenant cannot log in as the login it rotated back to: %v", err)
+			}
+			// MySQL: cur now defines the objects, so it is the one kept
+			// pending; MariaDB drops it.
+			if got := w.stateAttr("tenantdb_tenant_owner", "previous_username"); (s.Flavor == "mysql") != (got == cur) {
+				t.Fatalf("previous_username = %v after rotating back from %s", got, cur)
+			}
+			if s.Flavor != "mysql" && s.loginExists(t, cur) {
+				t.Fatalf("MariaDB: the login rotated away from (%s) was not dropped", cur)
+			}
+		})
+	}
+}
