@@ -90,6 +90,7 @@ const (
 	summaryMarkPlanned      = "Identity: this apply gives an imported database its claim mark"
 	summaryCommentReplaced  = "Identity: the database's comment was replaced by its claim mark"
 	summaryDefinerKept      = "Owner login kept: MySQL refuses to drop a definer"
+	summaryImportedKept     = "Imported owner login kept: its privileges on the database were revoked"
 )
 
 // addRefreshWarning: Read could not reach the server (or has no password
@@ -114,6 +115,12 @@ func addImportNotFoundError(diags *diag.Diagnostics, object, detail string) {
 // name and dropped nothing.
 func addLoginNotDroppedWarning(diags *diag.Diagnostics, user ddl.Username, why string) {
 	diags.AddWarning(summaryLoginNotDropped, fmt.Sprintf("Login %q: %s", user, why))
+}
+
+// addImportedLoginKeptWarning: an imported owner's destroy revoked what
+// it held on its database and left the login.
+func addImportedLoginKeptWarning(diags *diag.Diagnostics, user ddl.Username, why string) {
+	diags.AddWarning(summaryImportedKept, fmt.Sprintf("Login %q: %s", user, why))
 }
 
 // addGrantNotRevokedWarning: destroy found another database or principal

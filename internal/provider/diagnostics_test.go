@@ -35,6 +35,7 @@ func TestDiagnostics_fixedSummaries(t *testing.T) {
 		summarySettingsUnknown:  "Server settings are not known",
 		summaryConfigureType:    "Unexpected Resource Configure Type",
 		summaryDefinerKept:      "Owner login kept: MySQL refuses to drop a definer",
+		summaryImportedKept:     "Imported owner login kept: its privileges on the database were revoked",
 	} {
 		if got != want {
 			t.Errorf("summary %q, pinned %q", got, want)

@@ -182,3 +182,60 @@ func TestAccMySQLLifecycle_rotationBackToKeptDefiner(t *testing.T) {
 		})
 	}
 }
+
+// TestAccMySQLLifecycle_importedOwnerDestroyRevokes (item 6): a login and
+// a database made outside Terraform, the login holding SELECT; the owner
+// is imported and the apply grants ALL as declared. Destroying the owner
+// revokes what it declared on the database (it ran nothing and the login
+// kept ALL), keeps the login (user_created = false), untouched otherwise,
+// and says so. PostgreSQL is not changed here: its imported owner keeps
+// owning the database on destroy (see the report of issue 43).
+func TestAccMySQLLifecycle_importedOwnerDestroyRevokes(t *testing.T) {
+	for _, kind := range []string{"mysql", "mariadb"} {
+		t.Run(kind, func(t *testing.T) {
+			s := testAccServer(t, kind)
+			db, user, pw := uniqueName("iod"), uniqueName("iod_o"), "Iod-pw-1"
+			t.Cleanup(func() { s.dropDatabase(t, db); s.dropLogins(t, user) })
+			s.exec(t, "", "CREATE DATABASE "+s.ident(db))
+			s.exec(t, db, "CREATE TABLE "+s.table(db, "t")+" (v int)", "INSERT INTO "+s.table(db, "t")+" VALUES (1)")
+			s.CreateLogin(t, user, pw)
+			s.exec(t, "", fmt.Sprintf("GRANT SELECT ON %s.* TO '%s'@'%%'", s.ident(mysqlPattern(db)), user))
+			attr := s.userAttribute(t, user)
+
+			w := newCLIWorkspace(t)
+			w.write(s.serverHCL("") + importOwnerHCL(db, user) + literalOwnerHCL(db, user, pw))
+			w.run("apply", "-auto-approve").mustSucceed(t, "import the owner")
+			if err := s.as(user, pw, db, "INSERT INTO "+s.table(db, "t")+" VALUES (2)"); err != nil {
+				t.Fatalf("the imported owner was not granted ALL as declared: %v", err)
+			}
+
+			w.write(s.serverHCL(""))
+			r := w.run("apply", "-auto-approve").mustSucceed(t, "destroy the imported owner")
+			if !s.loginExists(t, user) {
+				t.Fatal("the imported login was dropped")
+			}
+			s.requireNoRows(t, db, user)
+			if n := s.count(t, "", `SELECT COUNT(*) FROM mysql.db WHERE User = ? AND Host = '%'`, user); n != 0 {
+				t.Fatalf("the imported login still holds rows on %d database patterns", n)
+			}
+			if err := denied(s.as(user, pw, db, "SELECT v FROM "+s.table(db, "t")), "the kept login's SELECT"); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.as(user, pw, "", "SELECT 1"); err != nil {
+				t.Fatalf("the kept login cannot log in any more (it should be left as it is): %v", err)
+			}
+			if got := s.userAttribute(t, user); got != attr {
+				t.Fatalf("the login's ATTRIBUTE changed from %q to %q", attr, got)
+			}
+			if n := s.count(t, db, "SELECT COUNT(*) FROM "+s.table(db, "t")); n != 2 {
+				t.Fatalf("the database's table holds %d rows, want 2 (never touched)", n)
+			}
+			d := r.requireDiag(t, "warning", summaryImportedKept)
+			for _, want := range []string{fmt.Sprintf("%q", user), db, fmt.Sprintf("DROP USER '%s'@'%%';", user)} {
+				if !strings.Contains(d.Detail, want) {
+					t.Errorf("the warning lacks %q:\n%s", want, d.Detail)
+				}
+			}
+		})
+	}
+}
