@@ -233,11 +233,47 @@ func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, us
 		}
 		return ddl.ErrOwnerConflict(s.spec.Name, db, d.Owner, "PostgreSQL databases have exactly one owner.")
 	}
+	owners, err := s.markedOwnersOn(ctx, db, user)
+	if err != nil || len(owners) == 0 {
+		return err
+	}
+	return ddl.ErrOwnerConflictMySQL(s.spec.Name, db, owners[0])
+}
+
+// markedOwnersOn lists the accounts other than the admin and except that
+// hold privilege rows on db's name and carry db's owner mark (MySQL/MariaDB):
+// the mark, not what they hold, makes an owner (a grantee of ALL
+// PRIVILEGES is none; owner_mark_limit.go).
+func (s *Server) markedOwnersOn(ctx context.Context, db ddl.DatabaseName, except ddl.Username) ([]ddl.Username, error) {
+	others, err := s.accountsOnName(ctx, db, except)
+	if err != nil {
+		return nil, err
+	}
+	var out []ddl.Username
+	for _, o := range others {
+		u, err := ddl.NewUsername(s.spec.Engine, o)
+		if err != nil {
+			continue // not a name tenantdb could manage: not an owner of ours
+		}
+		ownsDB, _, err := s.ownerMarkOn(ctx, db, u)
+		if err != nil {
+			return nil, err
+		}
+		if ownsDB {
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}
+
+// accountsOnName lists the accounts other than the admin and except that
+// hold a privilege row on db's name (MySQL/MariaDB), sorted.
+func (s *Server) accountsOnName(ctx context.Context, db ddl.DatabaseName, except ddl.Username) ([]string, error) {
 	var others []string
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
 		others = nil
-		rows, err := q.QueryContext(ctx, `SELECT User FROM mysql.db WHERE Host = '%' AND Db = ? AND User <> ? AND User <> ?`,
-			ddl.MySQLGrantPattern(s.info, db), s.spec.Username, user.String())
+		rows, err := q.QueryContext(ctx, `SELECT User FROM mysql.db WHERE Host = '%' AND Db = ? AND User <> ? AND User <> ? ORDER BY User`,
+			ddl.MySQLGrantPattern(s.info, db), s.spec.Username, except.String())
 		if err != nil {
 			return err
 		}
@@ -252,24 +288,9 @@ func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, us
 		return rows.Err()
 	})
 	if err != nil {
-		return s.readError("list the accounts holding privileges on "+db.String(), err)
+		return nil, s.readError("list the accounts holding privileges on "+db.String(), err)
 	}
-	for _, o := range others {
-		u, err := ddl.NewUsername(s.spec.Engine, o)
-		if err != nil {
-			continue // not a name tenantdb could manage: not an owner of ours
-		}
-		// The owner mark, not what it holds: a grantee of ALL PRIVILEGES
-		// is no owner (owner_mark_limit.go).
-		ownsDB, _, err := s.ownerMarkOn(ctx, db, u)
-		if err != nil {
-			return err
-		}
-		if ownsDB {
-			return ddl.ErrOwnerConflictMySQL(s.spec.Name, db, u)
-		}
-	}
-	return nil
+	return others, nil
 }
 
 // ClaimOwner creates the owner login (a claim: CREATE USER/ROLE without IF

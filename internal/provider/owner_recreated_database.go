@@ -99,7 +99,10 @@ func (u *ownerUpdate) revokeOnRecreatedDatabase(ctx context.Context) error {
 	if _, err := u.srv.RevokeOnRecreatedDatabase(ctx, u.t.db, u.old.user, recorded, u.recorded); err != nil {
 		return err
 	}
-	return ddl.ErrRecreatedDatabaseRevoked(u.t.ref.Name, u.srv.Info(), u.t.db, u.old.user, "owner")
+	// The grants that depend on this owner do not run after the refusal:
+	// their inherited rows are revoked here (inherited_rows.go).
+	return revokeInherited(ctx, u.srv, u.t.db, recorded,
+		ddl.ErrRecreatedDatabaseRevoked(u.t.ref.Name, u.srv.Info(), u.t.db, u.old.user, "owner"))
 }
 
 // The owner's database identity is kept short: state stays under 3 KB a

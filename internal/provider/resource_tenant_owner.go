@@ -88,7 +88,9 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"**A database re-created under its name (MySQL/MariaDB).** The owner records its database's identity. When " +
 			"the database there is another one, the login's privilege rows for the name (which the new database " +
 			"inherited) are shown in the plan as held on nothing, and the apply revokes them and refuses " +
-			"(`IdentityMismatch`); a destroy that does not drop the login (imported) revokes them too.\n\n" +
+			"(`IdentityMismatch`), after revoking every other account's rows on the name as well (a grant that depends on " +
+			"the owner does not run after the refusal; the refusal names them); a destroy that does not drop the login " +
+			"(imported) revokes them too.\n\n" +
 			"**A login MySQL kept as a definer, declared again.** `CREATE USER` of a login that defines objects " +
 			"fails with 4006: it is refused as `PreExistingOwnerUser`, saying it is a kept definer, with the import " +
 			"block and the `DROP USER`. The apply after its import sets its password and unlocks it (`ACCOUNT " +
