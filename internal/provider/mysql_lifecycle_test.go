@@ -4,6 +4,7 @@ package provider
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -295,6 +296,115 @@ func TestAccMySQLLifecycle_refusalKeepsOthersRevoking(t *testing.T) {
 					}
 				})
 			}
+		})
+	}
+}
+
+// TestAccMySQLLifecycle_partialRevokesSwitchedOff (issue 43, suspicion b;
+// MySQL 9.7 only): under partial_revokes = ON tenantdb writes a database
+// name in GRANT literally (acme_1). A DBA then switches it OFF: MySQL reads
+// the stored name as a LIKE pattern again, so the owner of acme_1 reads
+// acmeX1, another tenant's database (confirmed). The next plan says so
+// (DriftDetected, naming the old unescaped grant and the REVOKE that
+// removes it), the apply grants the escaped name again, and that REVOKE,
+// run by a DBA as README says, repairs it: the owner reads its own
+// database only. Documented, not fixed: the literal row cannot be told
+// from one a DBA (or petoju/mysql) wrote by hand, which tenantdb never
+// revokes. A dedicated server: the setting is global.
+func TestAccMySQLLifecycle_partialRevokesSwitchedOff(t *testing.T) {
+	for _, kind := range []string{"mysql", "mariadb"} {
+		t.Run(kind, func(t *testing.T) {
+			s := testAccServer(t, kind)
+			if s.Flavor != "mysql" {
+				t.Skip("MySQL 8.0.16+ only: MariaDB has no partial_revokes (its grant names are always LIKE patterns, escaped by tenantdb)")
+			}
+			s = secondServer(t, s)
+			s.exec(t, "", "SET GLOBAL partial_revokes = ON")
+			db1 := uniqueName("prs")
+			db2 := strings.Replace(db1, "_", "X", 1) // what db1's first _ matches as a pattern
+			o1, o2, pw := uniqueName("prs_a"), uniqueName("prs_b"), "Prs-pw-1"
+			tenants := s.serverHCL("") + fmt.Sprintf(`
+resource "tenantdb_tenant_database" "d1" {
+  server = tenantdb_db_server.main.ref
+  name   = %q
+}
+resource "tenantdb_tenant_database" "d2" {
+  server = tenantdb_db_server.main.ref
+  name   = %q
+}
+resource "tenantdb_tenant_owner" "o1" {
+  server              = tenantdb_db_server.main.ref
+  database            = tenantdb_tenant_database.d1.name
+  username            = %q
+  password_wo         = %q
+  password_wo_version = 1
+}
+resource "tenantdb_tenant_owner" "o2" {
+  server              = tenantdb_db_server.main.ref
+  database            = tenantdb_tenant_database.d2.name
+  username            = %q
+  password_wo         = %q
+  password_wo_version = 1
+}
+`, db1, db2, o1, pw, o2, pw)
+			w := newCLIWorkspace(t)
+			w.write(tenants)
+			w.run("apply", "-auto-approve").mustSucceed(t, "two tenants under partial_revokes = ON")
+			if err := s.as(o2, pw, db2, "CREATE TABLE "+s.table(db2, "t")+" (v int)", "INSERT INTO "+s.table(db2, "t")+" VALUES (2)"); err != nil {
+				t.Fatal(err)
+			}
+			if n := s.count(t, "", `SELECT COUNT(*) FROM mysql.db WHERE User = ? AND Host = '%' AND Db = ?`, o1, db1); n != 1 {
+				t.Fatalf("under partial_revokes = ON the owner's row is not the literal name %s", db1)
+			}
+			readsOther := func() error { return s.as(o1, pw, db2, "SELECT v FROM "+s.table(db2, "t")) }
+			if err := denied(readsOther(), "the owner of "+db1+" reading "+db2); err != nil {
+				t.Fatalf("with partial_revokes = ON: %v", err)
+			}
+
+			s.exec(t, "", "SET GLOBAL partial_revokes = OFF")
+			// MySQL reads the rows again as patterns once it reloads its
+			// privileges: FLUSH PRIVILEGES, or a restart with the setting
+			// persisted (SET PERSIST), as a DBA switching it would.
+			t.Logf("switched OFF, before the privileges are reloaded: the owner of %s reads %s: %v", db1, db2, readsOther() == nil)
+			s.exec(t, "", "FLUSH PRIVILEGES")
+			if readsOther() != nil {
+				t.Fatalf("with partial_revokes switched OFF the literal row %s did not reach %s: the suspicion is unfounded", db1, db2)
+			}
+			t.Logf("confirmed: once partial_revokes is OFF, the owner of %s reads %s through its literal row", db1, db2)
+			plan := w.run("plan").mustSucceed(t, "plan after the switch")
+			// Every literal row is named (both names hold a _), each with
+			// its REVOKE.
+			var revokes []string
+			for _, d := range plan.Diagnostics {
+				if d.Severity != "warning" || d.Summary != summaryUnescapedGrant {
+					continue
+				}
+				for _, line := range strings.Split(d.Detail, "\n") {
+					if line = strings.TrimSpace(line); strings.HasPrefix(line, "REVOKE ") {
+						revokes = append(revokes, strings.TrimSuffix(line, ";"))
+					}
+				}
+			}
+			revoke := fmt.Sprintf("REVOKE ALL PRIVILEGES ON `%s`.* FROM '%s'@'%%'", db1, o1)
+			if !slices.Contains(revokes, revoke) {
+				t.Fatalf("no warning gives %q: %q", revoke, revokes)
+			}
+			w.run("apply", "-auto-approve").mustSucceed(t, "apply after the switch")
+			if err := s.as(o1, pw, db1, "CREATE TABLE "+s.table(db1, "t")+" (v int)"); err != nil {
+				t.Fatalf("the owner lost its own database after the switch: %v", err)
+			}
+			// The repair README gives: the warnings' REVOKEs, as the admin.
+			if err := s.as(s.Admin.Username, s.Admin.Password, "", revokes...); err != nil {
+				t.Fatalf("the warnings' REVOKE fails as the admin: %v", err)
+			}
+			if err := denied(readsOther(), "the owner of "+db1+" reading "+db2+" after the repair"); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.as(o1, pw, db1, "SELECT v FROM "+s.table(db1, "t")); err != nil {
+				t.Fatalf("the repair took the owner's own database: %v", err)
+			}
+			w.run("plan", "-detailed-exitcode").mustSucceed(t, "empty plan after the repair").forbidDiag(t, summaryUnescapedGrant)
+			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
 		})
 	}
 }
