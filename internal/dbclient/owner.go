@@ -502,7 +502,7 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 // A MySQL login that defines views, routines, triggers or events is kept,
 // revoked and locked, with a *DefinerKept error (definer_kept.go).
 func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (DropOutcome, Check, error) {
-	return s.dropOwner(ctx, db, user, recorded, true)
+	return s.dropOwner(ctx, db, user, recorded, true, false)
 }
 
 // DropOldLogin is DropOwner for a rotated-out login retried by a later
@@ -510,10 +510,26 @@ func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 // revoked, so the tenant's definer-rights objects keep working until they
 // are re-created as the new owner.
 func (s *Server) DropOldLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (DropOutcome, Check, error) {
-	return s.dropOwner(ctx, db, user, recorded, false)
+	return s.dropOwner(ctx, db, user, recorded, false, false)
 }
 
-func (s *Server) dropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity, offboarding bool) (DropOutcome, Check, error) {
+// RevokeImportedOwner is the destroy of an owner this resource imported
+// (user_created = false) on MySQL/MariaDB: the login is never dropped, but
+// what the resource managed on the tenant database is revoked. The owner
+// resource holds the login's privileges there to exactly the declared set
+// (drift is corrected), so all of it is what the resource declared: it is
+// all revoked, on the database's name (rows a re-created database
+// inherited included). As for a created owner, a login not provably the
+// recorded one is revoked all the same (revoking is always safe); one on
+// another server, or gone, is left alone. The provider does not call it on
+// PostgreSQL (the imported owner keeps owning the database).
+func (s *Server) RevokeImportedOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (DropOutcome, Check, error) {
+	return s.dropOwner(ctx, db, user, recorded, true, true)
+}
+
+// dropOwner drops user, or with keepLogin (an imported owner, MySQL/MariaDB)
+// only revokes what it holds on db.
+func (s *Server) dropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity, offboarding, keepLogin bool) (DropOutcome, Check, error) {
 	defer s.invalidateDatabase(db)
 	outcome := Dropped
 	var c Check
@@ -526,7 +542,7 @@ func (s *Server) dropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		case !c.Found:
 			outcome = AlreadyGone
 			return nil
-		case c.Verdict != Same && c.Verdict != OtherServer && s.info.Flavor != ddl.FlavorPostgres:
+		case (keepLogin || c.Verdict != Same) && c.Verdict != OtherServer && s.info.Flavor != ddl.FlavorPostgres:
 			// Not provably this resource's login (on MariaDB, any login may
 			// change its own password), so it is not dropped; but what this
 			// resource granted it on the database is revoked: offboarding
