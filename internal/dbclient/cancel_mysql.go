@@ -5,6 +5,7 @@ package dbclient
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -30,11 +31,40 @@ import (
 // answer.
 var cancelWait = 30 * time.Second
 
-// connIDKey holds, in an operation's context, the MySQL connection id of
-// the connection that holds its lock (read once, when first needed).
+// connIDKey holds, in an operation's context, the MySQL session of the
+// connection that holds its lock (read once, when first needed).
 type connIDKey struct{}
 
-type connID struct{ id int64 }
+type connID struct{ session }
+
+// session names a MySQL/MariaDB session: its connection id, and when the
+// server it runs on started (unix seconds, 0 when unknown). A connection id
+// is unique only while the server runs: a restarted server numbers its
+// connections from 1 again, so after a restart the id of a statement's
+// session may belong to another session of the same admin (another
+// tenant's apply), which KILL QUERY would interrupt. The start time tells
+// the two apart (killQuery).
+type session struct{ id, start int64 }
+
+// sessionQuery reads the session of the connection it runs on; the start
+// is the time now less the server's Uptime (MariaDB keeps it in
+// information_schema, MySQL 5.7+ in performance_schema, which MariaDB
+// leaves off by default).
+func sessionQuery(f ddl.Flavor) string {
+	status := "performance_schema.global_status"
+	if f == ddl.FlavorMariaDB {
+		status = "information_schema.GLOBAL_STATUS"
+	}
+	return `SELECT CONNECTION_ID(), COALESCE(CAST(UNIX_TIMESTAMP() - (SELECT VARIABLE_VALUE FROM ` + status +
+		` WHERE VARIABLE_NAME = 'Uptime') AS SIGNED), 0)`
+}
+
+// sameServerRun reports whether two start times can be one run of the
+// server: Uptime counts whole seconds, so two readings of one run may
+// differ by one. An unknown start (0) cannot prove a restart.
+func sameServerRun(a, b int64) bool {
+	return a == 0 || b == 0 || (a-b <= 1 && b-a <= 1)
+}
 
 // withConnIDCache gives ctx a place for its locked connection's id.
 func withConnIDCache(ctx context.Context) context.Context {
@@ -49,7 +79,7 @@ func (s *Server) runKillable(ctx context.Context, st ddl.Statement) error {
 		// would run, and maybe finish, before its KILL QUERY).
 		return err
 	}
-	conn, id, done, err := s.statementConn(ctx)
+	conn, sess, done, err := s.statementConn(ctx)
 	if err != nil {
 		return err
 	}
@@ -60,11 +90,11 @@ func (s *Server) runKillable(ctx context.Context, st ddl.Statement) error {
 		_, err := conn.ExecContext(context.WithoutCancel(ctx), st.SQL())
 		answer <- err
 	}()
-	stop := s.sampleBlockersMySQL(ctx, id)
+	stop := s.sampleBlockersMySQL(ctx, sess.id)
 	select {
 	case err = <-answer:
 	case <-ctx.Done():
-		err = s.killAndWait(ctx, id, answer)
+		err = s.killAndWait(ctx, sess, answer)
 	}
 	if got := stop(); err != nil && len(got) > 0 {
 		return &blockedError{err: err, blockers: got}
@@ -102,39 +132,45 @@ func (s *Server) sampleBlockersMySQL(ctx context.Context, id int64) (stop func()
 	}
 }
 
-// statementConn is the connection st runs on and its id: the one holding
-// the operation's lock, or one taken from the pool for this statement.
-func (s *Server) statementConn(ctx context.Context) (conn *sql.Conn, id int64, done func(), err error) {
+// statementConn is the connection st runs on and its session: the one
+// holding the operation's lock, or one taken from the pool for this
+// statement.
+func (s *Server) statementConn(ctx context.Context) (conn *sql.Conn, sess session, done func(), err error) {
 	if c, ok := ctx.Value(lockedConnKey{}).(*sql.Conn); ok {
 		cache, _ := ctx.Value(connIDKey{}).(*connID)
 		if cache != nil && cache.id != 0 {
-			return c, cache.id, func() {}, nil
+			return c, cache.session, func() {}, nil
 		}
-		if err := c.QueryRowContext(ctx, `SELECT CONNECTION_ID()`).Scan(&id); err != nil {
-			return nil, 0, nil, err
+		if err := c.QueryRowContext(ctx, sessionQuery(s.info.Flavor)).Scan(&sess.id, &sess.start); err != nil {
+			return nil, session{}, nil, err
 		}
 		if cache != nil {
-			cache.id = id
+			cache.session = sess
 		}
-		return c, id, func() {}, nil
+		return c, sess, func() {}, nil
 	}
 	if conn, err = s.db.Conn(ctx); err != nil {
-		return nil, 0, nil, err
+		return nil, session{}, nil, err
 	}
-	if err := conn.QueryRowContext(ctx, `SELECT CONNECTION_ID()`).Scan(&id); err != nil {
+	if err := conn.QueryRowContext(ctx, sessionQuery(s.info.Flavor)).Scan(&sess.id, &sess.start); err != nil {
 		conn.Close()
-		return nil, 0, nil, err
+		return nil, session{}, nil, err
 	}
-	return conn, id, func() { conn.Close() }, nil
+	return conn, sess, func() { conn.Close() }, nil
 }
 
-// killAndWait sends KILL QUERY id over a new connection (never the pool,
+// killAndWait sends KILL QUERY over a new connection (never the pool,
 // whose connections may all hold locks) and waits for the statement's
-// answer.
-func (s *Server) killAndWait(ctx context.Context, id int64, answer <-chan error) error {
+// answer. A server that restarted since the statement started is not sent
+// the kill: the statement's session went with the restart.
+func (s *Server) killAndWait(ctx context.Context, sess session, answer <-chan error) error {
+	id := sess.id
 	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelWait)
 	defer cancel()
-	killErr := s.killQuery(kctx, id)
+	killErr := s.killQuery(kctx, sess)
+	if errors.Is(killErr, errServerRestarted) {
+		return &cancelUnconfirmedError{cause: ctx.Err(), id: id, killErr: killErr}
+	}
 	select {
 	case err := <-answer:
 		switch {
@@ -154,9 +190,16 @@ func (s *Server) killAndWait(ctx context.Context, id int64, answer <-chan error)
 	}
 }
 
-// killQuery runs KILL QUERY id on a connection of its own. A login may
-// kill its own statements without any privilege.
-func (s *Server) killQuery(ctx context.Context, id int64) error {
+// errServerRestarted: the kill was not sent (see session).
+var errServerRestarted = errors.New("the server restarted since the statement started (its session ended with it, and " +
+	"its connection id may now be another session's), so no KILL QUERY was sent")
+
+// killQuery runs KILL QUERY on sess's connection id, from a connection of
+// its own (a login may kill its own statements without any privilege),
+// after reading on that same connection that the server is still the run
+// sess started on: a restart in between would also have ended this
+// connection, so the kill reaches the statement's session or nothing.
+func (s *Server) killQuery(ctx context.Context, sess session) error {
 	cfg, err := s.spec.mysqlConfig("")
 	if err != nil {
 		return err
@@ -167,7 +210,19 @@ func (s *Server) killQuery(ctx context.Context, id int64) error {
 	}
 	db := sql.OpenDB(connector)
 	defer db.Close()
-	_, err = db.ExecContext(ctx, ddl.MySQLKillQuery(id))
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var now session
+	if err := conn.QueryRowContext(ctx, sessionQuery(s.info.Flavor)).Scan(&now.id, &now.start); err != nil {
+		return err
+	}
+	if !sameServerRun(sess.start, now.start) {
+		return errServerRestarted
+	}
+	_, err = conn.ExecContext(ctx, ddl.MySQLKillQuery(sess.id))
 	return err
 }
 

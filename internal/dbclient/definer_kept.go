@@ -4,6 +4,8 @@ package dbclient
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -71,16 +73,81 @@ func (s *Server) keepDefiner(ctx context.Context, db ddl.DatabaseName, user ddl.
 		return err
 	}
 	kept := &DefinerKept{Server: s.spec.Name, DB: db, User: user, Revoked: revoke}
-	objects, err := s.definedObjects(ctx, user)
+	if err := s.listDefined(ctx, kept); err != nil {
+		return err
+	}
+	return kept
+}
+
+// listDefined fills k.Objects and k.More with what k.User is the DEFINER of.
+func (s *Server) listDefined(ctx context.Context, k *DefinerKept) error {
+	objects, err := s.definedObjects(ctx, k.User)
 	if err != nil {
 		return err
 	}
 	if len(objects) > maxDefinedListed {
-		kept.More = len(objects) - maxDefinedListed
+		k.More = len(objects) - maxDefinedListed
 		objects = objects[:maxDefinedListed]
 	}
-	kept.Objects = objects
-	return kept
+	k.Objects = objects
+	return nil
+}
+
+// accountLockedQuery reads whether an account is locked (MySQL 8.0+:
+// mysql.user's account_locked, 'Y' or 'N').
+const accountLockedQuery = `SELECT account_locked FROM mysql.user WHERE User = ? AND Host = '%'`
+
+// loginLocked reads whether user exists and whether it is locked.
+func (s *Server) loginLocked(ctx context.Context, user ddl.Username) (found, locked bool, err error) {
+	var v string
+	err = s.query(ctx, func(ctx context.Context, q queryer) error {
+		return q.QueryRowContext(ctx, accountLockedQuery, user.String()).Scan(&v)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, s.readError("read whether login "+user.String()+" is locked", err)
+	}
+	return true, strings.EqualFold(v, "Y"), nil
+}
+
+// definerNameRefusal explains a CREATE USER of user that MySQL refused
+// with 4006 (isDefinerNameTaken): a login that exists, locked (what a
+// destroy or rotation keeps of an owner that defines objects), is
+// ErrKeptDefinerExists; no login at all, ErrOrphanDefinerName. An
+// existing unlocked login returns nil: it is any existing login, for the
+// caller's usual checks (finishHalfMade).
+func (s *Server) definerNameRefusal(ctx context.Context, db ddl.DatabaseName, user ddl.Username) error {
+	found, locked, err := s.loginLocked(ctx, user)
+	if err != nil || (found && !locked) {
+		return err
+	}
+	k := &DefinerKept{Server: s.spec.Name, DB: db, User: user}
+	if err := s.listDefined(ctx, k); err != nil {
+		return err
+	}
+	if !found {
+		return ddl.ErrOrphanDefinerName(s.spec.Name, user, k.ObjectList())
+	}
+	return ddl.ErrKeptDefinerExists(s.spec.Name, db, user, k.ObjectList())
+}
+
+// unlockIfLocked unlocks user when it is locked (MySQL): setting an
+// owner's password from the configuration declares a login the tenant logs
+// in with, and a login imported after a destroy kept it as a definer is
+// locked (error 3118 on every login). Nothing runs when it is not. MariaDB
+// drops definers, so tenantdb locks nothing there (and its mysql.user has
+// no account_locked column).
+func (s *Server) unlockIfLocked(ctx context.Context, user ddl.Username) error {
+	if s.info.Flavor != ddl.FlavorMySQL {
+		return nil
+	}
+	_, locked, err := s.loginLocked(ctx, user)
+	if err != nil || !locked {
+		return err
+	}
+	return s.exec(ctx, ddl.UnlockLogin(user))
 }
 
 // definedObjects lists what user is the DEFINER of, in every schema the

@@ -187,6 +187,16 @@ func isDatabaseExists(err error) bool { return codesDatabaseExists[codeOf(err)] 
 // isUserExists reports a lost CREATE USER/ROLE claim.
 func isUserExists(err error) bool { return codesUserExists[codeOf(err)] }
 
+// isDefinerNameTaken reports MySQL 8.0.22+'s answer to a CREATE USER whose
+// account is named as the DEFINER of a view, routine, trigger or event:
+// 4006, not 1396, whether the login exists (a definer tenantdb kept,
+// locked) or not (its objects outlived a DROP USER by a superuser).
+// definerNameTaken (definer_kept.go) reads which.
+func isDefinerNameTaken(err error) bool {
+	var se *statementError
+	return codeOf(err) == codeDefinerReferenced && errors.As(err, &se) && strings.HasPrefix(se.Statement, "CREATE USER ")
+}
+
 // isAccessDenied reports the server refusing the admin a right.
 func isAccessDenied(err error) bool { return codesAccessDenied[codeOf(err)] }
 

@@ -233,11 +233,47 @@ func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, us
 		}
 		return ddl.ErrOwnerConflict(s.spec.Name, db, d.Owner, "PostgreSQL databases have exactly one owner.")
 	}
+	owners, err := s.markedOwnersOn(ctx, db, user)
+	if err != nil || len(owners) == 0 {
+		return err
+	}
+	return ddl.ErrOwnerConflictMySQL(s.spec.Name, db, owners[0])
+}
+
+// markedOwnersOn lists the accounts other than the admin and except that
+// hold privilege rows on db's name and carry db's owner mark (MySQL/MariaDB):
+// the mark, not what they hold, makes an owner (a grantee of ALL
+// PRIVILEGES is none; owner_mark_limit.go).
+func (s *Server) markedOwnersOn(ctx context.Context, db ddl.DatabaseName, except ddl.Username) ([]ddl.Username, error) {
+	others, err := s.accountsOnName(ctx, db, except)
+	if err != nil {
+		return nil, err
+	}
+	var out []ddl.Username
+	for _, o := range others {
+		u, err := ddl.NewUsername(s.spec.Engine, o)
+		if err != nil {
+			continue // not a name tenantdb could manage: not an owner of ours
+		}
+		ownsDB, _, err := s.ownerMarkOn(ctx, db, u)
+		if err != nil {
+			return nil, err
+		}
+		if ownsDB {
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}
+
+// accountsOnName lists the accounts other than the admin and except that
+// hold a privilege row on db's name (MySQL/MariaDB), sorted.
+func (s *Server) accountsOnName(ctx context.Context, db ddl.DatabaseName, except ddl.Username) ([]string, error) {
 	var others []string
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
 		others = nil
-		rows, err := q.QueryContext(ctx, `SELECT User FROM mysql.db WHERE Host = '%' AND Db = ? AND User <> ? AND User <> ?`,
-			ddl.MySQLGrantPattern(s.info, db), s.spec.Username, user.String())
+		rows, err := q.QueryContext(ctx, `SELECT User FROM mysql.db WHERE Host = '%' AND Db = ? AND User <> ? AND User <> ? ORDER BY User`,
+			ddl.MySQLGrantPattern(s.info, db), s.spec.Username, except.String())
 		if err != nil {
 			return err
 		}
@@ -252,24 +288,9 @@ func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, us
 		return rows.Err()
 	})
 	if err != nil {
-		return s.readError("list the accounts holding privileges on "+db.String(), err)
+		return nil, s.readError("list the accounts holding privileges on "+db.String(), err)
 	}
-	for _, o := range others {
-		u, err := ddl.NewUsername(s.spec.Engine, o)
-		if err != nil {
-			continue // not a name tenantdb could manage: not an owner of ours
-		}
-		// The owner mark, not what it holds: a grantee of ALL PRIVILEGES
-		// is no owner (owner_mark_limit.go).
-		ownsDB, _, err := s.ownerMarkOn(ctx, db, u)
-		if err != nil {
-			return err
-		}
-		if ownsDB {
-			return ddl.ErrOwnerConflictMySQL(s.spec.Name, db, u)
-		}
-	}
-	return nil
+	return others, nil
 }
 
 // ClaimOwner creates the owner login (a claim: CREATE USER/ROLE without IF
@@ -304,7 +325,15 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		if f := fault(faultOwnerClaimLostAfter, user.String()); err == nil && f != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], f)
 		}
-		if isUserExists(err) {
+		if isDefinerNameTaken(err) {
+			// MySQL's 4006: a definer kept locked, or objects naming a
+			// dropped login (definer_kept.go); an unlocked login goes on
+			// as any existing one.
+			if refusal := s.definerNameRefusal(ctx, db, user); refusal != nil {
+				return refusal
+			}
+		}
+		if isUserExists(err) || isDefinerNameTaken(err) {
 			// An earlier apply of this resource, killed after its CREATE,
 			// left the login: finish it when its mark proves it ours.
 			if err = s.finishHalfMade(ctx, user, mark, "", pw, plan); err != nil {
@@ -370,6 +399,11 @@ func (s *Server) SetOwnerPassword(ctx context.Context, db ddl.DatabaseName, user
 			if s.info.Flavor == ddl.FlavorMariaDB && codeOf(err) == "mysql:1396" {
 				return s.alterUserPolicyError(ctx, user.String(), err)
 			}
+			return err
+		}
+		// The configuration declares a login the tenant logs in with: one
+		// imported after a destroy kept it as a definer is unlocked.
+		if err := s.unlockIfLocked(ctx, user); err != nil {
 			return err
 		}
 		rctx, cancel := readBackContext(ctx) // the password changed: record it
@@ -468,7 +502,7 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 // A MySQL login that defines views, routines, triggers or events is kept,
 // revoked and locked, with a *DefinerKept error (definer_kept.go).
 func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (DropOutcome, Check, error) {
-	return s.dropOwner(ctx, db, user, recorded, true)
+	return s.dropOwner(ctx, db, user, recorded, true, false)
 }
 
 // DropOldLogin is DropOwner for a rotated-out login retried by a later
@@ -476,10 +510,26 @@ func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 // revoked, so the tenant's definer-rights objects keep working until they
 // are re-created as the new owner.
 func (s *Server) DropOldLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (DropOutcome, Check, error) {
-	return s.dropOwner(ctx, db, user, recorded, false)
+	return s.dropOwner(ctx, db, user, recorded, false, false)
 }
 
-func (s *Server) dropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity, offboarding bool) (DropOutcome, Check, error) {
+// RevokeImportedOwner is the destroy of an owner this resource imported
+// (user_created = false) on MySQL/MariaDB: the login is never dropped, but
+// what the resource managed on the tenant database is revoked. The owner
+// resource holds the login's privileges there to exactly the declared set
+// (drift is corrected), so all of it is what the resource declared: it is
+// all revoked, on the database's name (rows a re-created database
+// inherited included). As for a created owner, a login not provably the
+// recorded one is revoked all the same (revoking is always safe); one on
+// another server, or gone, is left alone. The provider does not call it on
+// PostgreSQL (the imported owner keeps owning the database).
+func (s *Server) RevokeImportedOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (DropOutcome, Check, error) {
+	return s.dropOwner(ctx, db, user, recorded, true, true)
+}
+
+// dropOwner drops user, or with keepLogin (an imported owner, MySQL/MariaDB)
+// only revokes what it holds on db.
+func (s *Server) dropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity, offboarding, keepLogin bool) (DropOutcome, Check, error) {
 	defer s.invalidateDatabase(db)
 	outcome := Dropped
 	var c Check
@@ -492,7 +542,7 @@ func (s *Server) dropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		case !c.Found:
 			outcome = AlreadyGone
 			return nil
-		case c.Verdict != Same && c.Verdict != OtherServer && s.info.Flavor != ddl.FlavorPostgres:
+		case (keepLogin || c.Verdict != Same) && c.Verdict != OtherServer && s.info.Flavor != ddl.FlavorPostgres:
 			// Not provably this resource's login (on MariaDB, any login may
 			// change its own password), so it is not dropped; but what this
 			// resource granted it on the database is revoked: offboarding

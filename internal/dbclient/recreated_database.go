@@ -73,3 +73,51 @@ func (s *Server) revokeOnNameLocked(ctx context.Context, db ddl.DatabaseName, us
 	}
 	return err == nil, err
 }
+
+// A refusal on a re-created database must not keep another resource from
+// revoking: Terraform runs nothing that depends (depends_on) on a resource
+// whose apply failed, so the owner's refusal would leave a dependent
+// grant's inherited rows, and a grant's refusal the owner's. The refusing
+// resource therefore revokes every account's rows on the name
+// (RevokeInherited). It cannot tell which of them tenantdb made: a grant
+// created after the owner's last refresh is known to no other resource,
+// and mysql.db keeps no grantor or time. Rows a superuser granted on the new
+// database since re-creating it are revoked too (revoking loses no data;
+// the refusal names every account, and nothing is granted on a database
+// made by hand until it is given back its mark or adopted).
+
+// RevokeInherited revokes the privilege rows on db's name of every account
+// but the admin when the database there is not recordedDB (found,
+// Replaced), and returns the accounts it revoked from and those it left
+// (a name tenantdb cannot render: a human revokes them), sorted.
+func (s *Server) RevokeInherited(ctx context.Context, db ddl.DatabaseName, recordedDB Identity) (revoked, left []string, err error) {
+	if s.info.Flavor == ddl.FlavorPostgres || recordedDB == "" {
+		return nil, nil, nil
+	}
+	err = s.withLock(ctx, db, func(ctx context.Context) error {
+		c, err := s.CheckIdentity(ctx, db, recordedDB)
+		if err != nil || !c.Found || c.Verdict != Replaced {
+			return err
+		}
+		holders, err := s.accountsOnName(ctx, db, ddl.Username{})
+		if err != nil {
+			return err
+		}
+		for _, name := range holders {
+			u, err := ddl.NewUsername(s.spec.Engine, name)
+			if err != nil {
+				left = append(left, name) // no statement renders it: named for a human
+				continue
+			}
+			did, err := s.revokeOnNameLocked(ctx, db, u)
+			if err != nil {
+				return err
+			}
+			if did {
+				revoked = append(revoked, name)
+			}
+		}
+		return nil
+	})
+	return revoked, left, err
+}

@@ -59,7 +59,13 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 		// lock, a timeout, a kill) leaves the old login owning everything.
 		handover = ddl.MarkOwnerPlan(s.dialect(), handover, new, mark)
 		if err := s.exec(ctx, handover); err != nil {
-			if !isUserExists(err) {
+			if isDefinerNameTaken(err) {
+				// MySQL's 4006 (definer_kept.go): a kept definer (one this
+				// resource rotated out: see backToPending) or orphan objects.
+				if refusal := s.definerNameRefusal(ctx, db, new); refusal != nil {
+					return refusal
+				}
+			} else if !isUserExists(err) {
 				return err
 			}
 			// An earlier apply of this rotation, killed after its CREATE,

@@ -30,6 +30,13 @@ func LockLogin(user Username) Plan {
 	return Plan{Statements: []Statement{sql("ALTER USER ", mysqlAccount(user), " ACCOUNT LOCK").done()}}
 }
 
+// UnlockLogin unlocks user (ACCOUNT UNLOCK): the first password an apply
+// sets on a login a destroy kept as a definer (locked), once it is
+// imported again, is one the tenant logs in with.
+func UnlockLogin(user Username) Plan {
+	return Plan{Statements: []Statement{sql("ALTER USER ", mysqlAccount(user), " ACCOUNT UNLOCK").done()}}
+}
+
 // MySQLDefiner is how information_schema's DEFINER columns name user's
 // account ('user@%'): the value to look its objects up by.
 func MySQLDefiner(user Username) string { return user.s + "@%" }

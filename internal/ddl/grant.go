@@ -391,6 +391,36 @@ func ErrRecreatedDatabaseRevoked(server string, info ServerInfo, db DatabaseName
 			"this resource from the configuration: nothing of it is left on the server. Until then every apply refuses.")
 }
 
+// WithInheritedRevoked adds to a refusal on a re-created database (e)
+// the other accounts whose rows on db's name the refusing resource revoked
+// too (revoked), and those it could not (left: names it cannot render): a
+// resource that depends on the refusing one does not run in this apply.
+func WithInheritedRevoked(e *Error, db DatabaseName, revoked, left []string) *Error {
+	if len(revoked) == 0 && len(left) == 0 {
+		return e
+	}
+	out := *e
+	if len(revoked) > 0 {
+		out.Why += fmt.Sprintf(" The rows the new database inherited from %s were revoked too: the database there is "+
+			"not the tenant's, and a resource that depends on this one does not run after this refusal. (An account a "+
+			"DBA granted on the new database on purpose is among them: grant it again once the database is adopted.)",
+			quoteList(revoked))
+	}
+	if len(left) > 0 {
+		out.Why += fmt.Sprintf(" Left for a DBA to revoke (names tenantdb does not manage): %s.", quoteList(left))
+	}
+	return &out
+}
+
+// quoteList is names quoted and joined with ", ".
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
+
 // RevokeAllText is the MySQL/MariaDB statement that revokes everything
 // user holds on db's name, as a diagnostic shows it for a user to run.
 func RevokeAllText(info ServerInfo, db DatabaseName, user Username) string {

@@ -389,3 +389,25 @@ func TestGrantRefusalWording(t *testing.T) {
 		t.Errorf("IdentityMismatch: %q / %q", m.Summary(), m.Detail())
 	}
 }
+
+// TestWithInheritedRevoked: a refusal on a re-created database names the
+// other accounts whose inherited rows it revoked, and those left for a DBA;
+// with neither it is unchanged.
+func TestWithInheritedRevoked(t *testing.T) {
+	t.Parallel()
+	db, _ := NewDatabaseName(EngineMySQL, "acme_wms")
+	user, _ := NewUsername(EngineMySQL, "acme_app")
+	e := ErrRecreatedDatabaseRevoked("main", ServerInfo{Flavor: FlavorMySQL}, db, user, "owner")
+	if got := WithInheritedRevoked(e, db, nil, nil); got != e {
+		t.Errorf("nothing revoked: the refusal changed")
+	}
+	got := WithInheritedRevoked(e, db, []string{"acme_ro", "bi"}, []string{"odd name"})
+	if got.Reason != IdentityMismatch || e.Why == got.Why {
+		t.Fatalf("%+v", got)
+	}
+	for _, w := range []string{`"acme_ro", "bi"`, "revoked too", `"odd name"`, "depends on this one"} {
+		if !strings.Contains(got.Detail(), w) {
+			t.Errorf("lacks %q:\n%s", w, got.Detail())
+		}
+	}
+}

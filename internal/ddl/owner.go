@@ -145,7 +145,8 @@ func ErrRotationToPendingLogin(server string, db DatabaseName, user, current Use
 			"rotation, which creates the login afresh, so the old one must be gone first; its drop was retried just "+
 			"now and failed again:\n\n%s\n\nNothing was changed: %q still owns the database.", user.s, db, current.s, user.s, why, current.s),
 		fmt.Sprintf("Fix what keeps %q from being dropped (above; on PostgreSQL usually objects it owns or privileges it "+
-			"holds in another database: REASSIGN OWNED BY %s TO <someone>; DROP OWNED BY %s; in that database), then "+
-			"apply again; or keep username = %q until an apply has dropped it (every apply retries the drop).",
-			user.s, pgIdent(user.s), pgIdent(user.s), current.s))
+			"holds in another database: REASSIGN OWNED BY %s TO <someone>; DROP OWNED BY %s; in that database; on MySQL "+
+			"the objects it is the DEFINER of: re-create them connected as %q, or drop them), then apply again; or keep "+
+			"username = %q until an apply has dropped it (every apply retries the drop).",
+			user.s, pgIdent(user.s), pgIdent(user.s), current.s, current.s))
 }

@@ -60,6 +60,40 @@ func ErrPreExistingOwnerUser(server string, e Engine, db DatabaseName, user User
 			"interrupted apply left it and nothing uses it, remove it and apply again:\n\n  %s", db, db, user, drop))
 }
 
+// ErrKeptDefinerExists: an owner's create (or a rotation) named a login
+// that exists locked and defines objects: what a destroy or a rotation of
+// a tenantdb_tenant_owner keeps when MySQL refuses its DROP USER (4006).
+// MySQL answers its CREATE USER with 4006 too. The recoveries: the import
+// block (the apply after it sets the password and unlocks it), or freeing
+// the name (the objects re-created by another login, then DROP USER).
+func ErrKeptDefinerExists(server string, db DatabaseName, user Username, objects string) *Error {
+	return refuse(PreExistingOwnerUser, fmt.Sprintf("login %q on server %q", user, server),
+		fmt.Sprintf("The login already exists, locked (ACCOUNT LOCK): MySQL refuses to drop it (and to create it again: "+
+			"error 4006) because it is the DEFINER of:\n%s\n\nso a tenantdb_tenant_owner's destroy or username rotation "+
+			"kept it, locked, instead of dropping it. tenantdb never resets an existing account's password by a create: "+
+			"nothing was changed.", objects),
+		fmt.Sprintf("To manage it again as the owner of database %q, adopt it:\n\n  import {\n    to = "+
+			"tenantdb_tenant_owner.<this resource>\n    id = jsonencode({ server = tenantdb_db_server.<server>.ref, "+
+			"database = %q, username = %q })\n  }\n\nThe apply after the import sets its password from password_wo, "+
+			"unlocks it (ACCOUNT UNLOCK) and grants the declared privileges; as an imported owner it is never dropped. "+
+			"Or free the name: re-create those objects as another login (CREATE OR REPLACE VIEW with the same "+
+			"definition; DROP and CREATE again each routine, trigger and event), or drop them, then drop the login as "+
+			"the admin and apply again:\n\n  %s", db, db, user, DropUserStatement(user)))
+}
+
+// ErrOrphanDefinerName: an owner's create (or a rotation) named a login
+// that does not exist but is the DEFINER of objects that outlived its DROP
+// USER (by an account holding SET_ANY_DEFINER): MySQL refuses to create an
+// account under that name (4006), which would inherit those objects.
+func ErrOrphanDefinerName(server string, user Username, objects string) *Error {
+	return refuse(PreExistingOwnerUser, fmt.Sprintf("login %q on server %q", user, server),
+		fmt.Sprintf("No login of that name exists, but it is still named as the DEFINER of:\n%s\n\n(objects that "+
+			"outlived the login's DROP USER). MySQL refuses to create an account under that name (error 4006): it "+
+			"would run those objects with its rights. Nothing was changed.", objects),
+		"Choose another username; or have a DBA drop those objects or re-create them under another definer, then "+
+			"apply again.")
+}
+
 // ErrDatabaseInUse: a drop would cut sessions tenantdb did not open.
 func ErrDatabaseInUse(server string, db DatabaseName, sessions []string) *Error {
 	lines := make([]string, len(sessions))

@@ -93,6 +93,7 @@ const (
 	// A tenant's CONNECTION LIMIT kept the admin out of its database
 	// during an offboarding, and tenantdb lifted it (offboarding.go).
 	summaryConnectionLimitReset = "Connection limit reset: it kept the admin out of the database"
+	summaryImportedKept         = "Imported owner login kept: its privileges on the database were revoked"
 )
 
 // addRefreshWarning: Read could not reach the server (or has no password
@@ -125,6 +126,12 @@ func addImportNotFoundError(diags *diag.Diagnostics, object, detail string) {
 // name and dropped nothing.
 func addLoginNotDroppedWarning(diags *diag.Diagnostics, user ddl.Username, why string) {
 	diags.AddWarning(summaryLoginNotDropped, fmt.Sprintf("Login %q: %s", user, why))
+}
+
+// addImportedLoginKeptWarning: an imported owner's destroy revoked what
+// it held on its database and left the login.
+func addImportedLoginKeptWarning(diags *diag.Diagnostics, user ddl.Username, why string) {
+	diags.AddWarning(summaryImportedKept, fmt.Sprintf("Login %q: %s", user, why))
 }
 
 // addGrantNotRevokedWarning: destroy found another database or principal

@@ -36,6 +36,7 @@ func TestDiagnostics_fixedSummaries(t *testing.T) {
 		summaryConfigureType:        "Unexpected Resource Configure Type",
 		summaryDefinerKept:          "Owner login kept: MySQL refuses to drop a definer",
 		summaryConnectionLimitReset: "Connection limit reset: it kept the admin out of the database",
+		summaryImportedKept:         "Imported owner login kept: its privileges on the database were revoked",
 	} {
 		if got != want {
 			t.Errorf("summary %q, pinned %q", got, want)

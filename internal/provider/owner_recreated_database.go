@@ -4,7 +4,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -100,35 +99,10 @@ func (u *ownerUpdate) revokeOnRecreatedDatabase(ctx context.Context) error {
 	if _, err := u.srv.RevokeOnRecreatedDatabase(ctx, u.t.db, u.old.user, recorded, u.recorded); err != nil {
 		return err
 	}
-	return ddl.ErrRecreatedDatabaseRevoked(u.t.ref.Name, u.srv.Info(), u.t.db, u.old.user, "owner")
-}
-
-// revokeKeptOwnerOnRecreated is a destroy that does not drop the login
-// (imported): the rows a re-created (or dropped) database's name still
-// gives it are revoked. Revoking never loses data; a server that cannot be
-// reached leaves a warning with the statement, not a failed destroy.
-func (r *tenantOwnerResource) revokeKeptOwnerOnRecreated(ctx context.Context, p privateReader, t ownerTarget,
-	recordedLogin dbclient.Identity, diags *diag.Diagnostics) {
-	if t.ref.engine() == ddl.EnginePostgres {
-		return
-	}
-	recorded, d := ownerDatabaseIdentity(ctx, p)
-	if d.HasError() || recorded == "" {
-		return
-	}
-	srv, err := r.data.connect(ctx, t.ref)
-	// Unreached, the server's grant-name rule is unknown: the statement
-	// shows the usual escaped form (partial_revokes OFF).
-	info := ddl.ServerInfo{Flavor: ddl.FlavorMySQL}
-	if err == nil {
-		info = srv.Info()
-		_, err = srv.RevokeOnRecreatedDatabase(ctx, t.db, t.user, recorded, recordedLogin)
-	}
-	if err != nil {
-		addWarning(diags, ddl.DriftDetected, fmt.Sprintf("login %q on server %q", t.user, t.ref.Name),
-			fmt.Sprintf("Could not check whether database %q was re-created under its name, so rows it may have "+
-				"inherited were not revoked (%v). If it was, run:\n\n  %s", t.db, err, ddl.RevokeAllText(info, t.db, t.user)))
-	}
+	// The grants that depend on this owner do not run after the refusal:
+	// their inherited rows are revoked here (inherited_rows.go).
+	return revokeInherited(ctx, u.srv, u.t.db, recorded,
+		ddl.ErrRecreatedDatabaseRevoked(u.t.ref.Name, u.srv.Info(), u.t.db, u.old.user, "owner"))
 }
 
 // The owner's database identity is kept short: state stays under 3 KB a

@@ -95,7 +95,9 @@ func (r *tenantGrantResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"they exist the grant stays in state (`DriftDetected`, naming the leak) and its destroy revokes them. A database " +
 			"dropped and re-created under the name (its identity differs) inherits them: the refresh keeps the grant, " +
 			"warns, and plans an update; the apply revokes the rows and refuses (`IdentityMismatch`, with the statement " +
-			"it ran) instead of granting on a database the grant was never made for; destroy revokes them too.",
+			"it ran) instead of granting on a database the grant was never made for; destroy revokes them too. Before " +
+			"refusing it revokes every other account's rows on the name as well (the owner's, other grants'), because " +
+			"a resource that depends on it (`depends_on`) does not run after a refusal; the refusal names them.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed: true, MarkdownDescription: "`<server name>/<database>/<username>`.",
@@ -538,6 +540,10 @@ func (r *tenantGrantResource) Update(ctx context.Context, req resource.UpdateReq
 	// Every update (a privilege change, or a new address for the server)
 	// checks both identities under the locks before anything runs.
 	if err := srv.UpdateGrant(ctx, t.db, t.user, t.privs, recorded); err != nil {
+		// A refusal on a re-created database also revokes what the owner
+		// and other grants inherited there: one that depends on this grant
+		// does not run after it (inherited_rows.go).
+		err = revokeInherited(ctx, srv, t.db, recorded.Database, err)
 		keepOld(err, fmt.Sprintf("set the privileges of %q on database %q to %v", t.user, t.db, t.privs.Names()))
 		return
 	}

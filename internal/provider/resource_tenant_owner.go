@@ -88,7 +88,13 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"**A database re-created under its name (MySQL/MariaDB).** The owner records its database's identity. When " +
 			"the database there is another one, the login's privilege rows for the name (which the new database " +
 			"inherited) are shown in the plan as held on nothing, and the apply revokes them and refuses " +
-			"(`IdentityMismatch`); a destroy that does not drop the login (imported) revokes them too.",
+			"(`IdentityMismatch`), after revoking every other account's rows on the name as well (a grant that depends on " +
+			"the owner does not run after the refusal; the refusal names them); a destroy that does not drop the login " +
+			"(imported) revokes them too.\n\n" +
+			"**A login MySQL kept as a definer, declared again.** `CREATE USER` of a login that defines objects " +
+			"fails with 4006: it is refused as `PreExistingOwnerUser`, saying it is a kept definer, with the import " +
+			"block and the `DROP USER`. The apply after its import sets its password and unlocks it (`ACCOUNT " +
+			"UNLOCK`): the configuration declares a login the tenant logs in with.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed: true, MarkdownDescription: "`<server name>/<database>/<username>`.",
@@ -150,7 +156,9 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"user_created": schema.BoolAttribute{
 				Computed: true,
 				MarkdownDescription: "True when this resource created the login. Imported owners have `false` and are " +
-					"never dropped.",
+					"never dropped: on MySQL/MariaDB their destroy revokes every privilege the login holds on the " +
+					"database (what this resource declared for it) and leaves the login, with a warning that gives its " +
+					"`DROP USER`; on PostgreSQL the imported login keeps owning the database.",
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
 			},
 			"previous_username": schema.StringAttribute{
@@ -500,15 +508,14 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if len(pending) == 0 && !state.UserCreated.ValueBool() {
-		r.revokeKeptOwnerOnRecreated(ctx, req.Private, t, recorded, &resp.Diagnostics)
-		return // an imported owner is never dropped
+	if len(pending) == 0 && !state.UserCreated.ValueBool() && t.ref.engine() == ddl.EnginePostgres {
+		return // an imported owner is never dropped, and keeps the database it owns
 	}
 	ctx, reportResets := offboarding(ctx, t.ref.Name, &resp.Diagnostics)
 	defer reportResets()
 	srv, err := r.data.connect(ctx, t.ref)
 	if err != nil {
-		addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q to drop login %q (it stays in state; destroy again when the server is reachable)", t.ref.Name, t.user), err)
+		addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q to destroy owner login %q (it stays in state; destroy again when the server is reachable)", t.ref.Name, t.user), err)
 		return
 	}
 	if still := dropPendingLogins(ctx, srv, t, pending, true, &resp.Diagnostics); len(still) > 0 {
@@ -519,8 +526,8 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 		return
 	}
 	if !state.UserCreated.ValueBool() {
-		r.revokeKeptOwnerOnRecreated(ctx, req.Private, t, recorded, &resp.Diagnostics)
-		return // an imported owner is never dropped
+		revokeImportedOwner(ctx, srv, t, recorded, &resp.Diagnostics) // never dropped
+		return
 	}
 	outcome, check, err := srv.DropOwner(ctx, t.db, t.user, recorded)
 	if k := definerKept(err); k != nil {

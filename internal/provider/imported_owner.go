@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// revokeImportedOwner is the destroy of an imported owner (user_created =
+// false) on MySQL/MariaDB: the login stays, what the resource managed on
+// the tenant database is revoked (dbclient.RevokeImportedOwner), and a
+// warning says what is left. A failure is an error: the owner stays in
+// state, so nothing it may still hold is forgotten.
+func revokeImportedOwner(ctx context.Context, srv *dbclient.Server, t ownerTarget, recorded dbclient.Identity, diags *diag.Diagnostics) {
+	outcome, check, err := srv.RevokeImportedOwner(ctx, t.db, t.user, recorded)
+	if err != nil {
+		addError(diags, fmt.Sprintf("revoke what imported owner login %q holds on database %q (it stays in state)", t.user, t.db), err)
+		return
+	}
+	switch outcome {
+	case dbclient.RevokedOnly:
+		addImportedLoginKeptWarning(diags, t.user, fmt.Sprintf("It was imported (user_created = false), so it is never "+
+			"dropped; every privilege it held on database %q (what this resource declared for it) was revoked. The "+
+			"login itself remains on server %q, with whatever it holds elsewhere. If nothing else needs it, drop it:"+
+			"\n\n  %s", t.db, t.ref.Name, ddl.DropUserStatement(t.user)))
+	case dbclient.NotOurs:
+		addLoginNotDroppedWarning(diags, t.user,
+			dbclient.MismatchWhy(check.Verdict)+" Nothing was revoked or dropped; the resource is removed from state.")
+	}
+}
