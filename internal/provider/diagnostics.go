@@ -90,6 +90,7 @@ const (
 	summaryMarkPlanned      = "Identity: this apply gives an imported database its claim mark"
 	summaryCommentReplaced  = "Identity: the database's comment was replaced by its claim mark"
 	summaryDefinerKept      = "Owner login kept: MySQL refuses to drop a definer"
+	summaryRanPastTimeout   = "Ran past operation_timeout: a DROP DATABASE is never stopped part way"
 )
 
 // addRefreshWarning: Read could not reach the server (or has no password

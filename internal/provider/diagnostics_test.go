@@ -35,6 +35,7 @@ func TestDiagnostics_fixedSummaries(t *testing.T) {
 		summarySettingsUnknown:  "Server settings are not known",
 		summaryConfigureType:    "Unexpected Resource Configure Type",
 		summaryDefinerKept:      "Owner login kept: MySQL refuses to drop a definer",
+		summaryRanPastTimeout:   "Ran past operation_timeout: a DROP DATABASE is never stopped part way",
 	} {
 		if got != want {
 			t.Errorf("summary %q, pinned %q", got, want)
