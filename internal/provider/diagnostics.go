@@ -99,6 +99,15 @@ func addRefreshWarning(diags *diag.Diagnostics, object, kept string, err error) 
 	diags.AddWarning(summaryRefresh, fmt.Sprintf("%s: %s\n\n%v", object, kept, err))
 }
 
+// addDatabaseInvalidWarning: a refresh found the PostgreSQL database
+// marked invalid (a DROP DATABASE stopped part way): its data is gone,
+// and the warning gives the statement that finishes it. State is kept;
+// every change but the database's drop is refused (DatabaseInvalid).
+func addDatabaseInvalidWarning(diags *diag.Diagnostics, object string, db ddl.DatabaseName) {
+	addWarning(diags, ddl.DriftDetected, object, ddl.DatabaseInvalidWhy(db)+"\n\nState is kept as last read; every "+
+		"change but the database's drop is refused (DatabaseInvalid) until it is gone.")
+}
+
 // addAdminOverPrivilegedWarning: the admin is a superuser or holds SUPER or
 // ALL, which README says it must not; it works, so it is not refused.
 func addAdminOverPrivilegedWarning(diags *diag.Diagnostics, server, detail string) {
