@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -106,6 +107,13 @@ func addRefreshWarning(diags *diag.Diagnostics, object, kept string, err error) 
 func addDatabaseInvalidWarning(diags *diag.Diagnostics, object string, db ddl.DatabaseName) {
 	addWarning(diags, ddl.DriftDetected, object, ddl.DatabaseInvalidWhy(db)+"\n\nState is kept as last read; every "+
 		"change but the database's drop is refused (DatabaseInvalid) until it is gone.")
+}
+
+// addRanPastTimeoutWarning: a DROP DATABASE was running at the
+// operation's deadline and was let finish (dbclient/uncancellable.go); the
+// detail names it first and says how long it ran.
+func addRanPastTimeoutWarning(diags *diag.Diagnostics, o dbclient.Overrun, limit time.Duration) {
+	diags.AddWarning(summaryRanPastTimeout, fmt.Sprintf("%s (operation_timeout %s).", o, limit))
 }
 
 // addAdminOverPrivilegedWarning: the admin is a superuser or holds SUPER or

@@ -50,7 +50,7 @@ func explainTimeout(ctx context.Context, data *providerData, diags *diag.Diagnos
 	}
 	overran := dbclient.Overruns(ctx)
 	for _, o := range overran {
-		diags.AddWarning(summaryRanPastTimeout, fmt.Sprintf("%s (operation_timeout %s).", o, limit))
+		addRanPastTimeoutWarning(diags, o, limit)
 	}
 	if !diags.HasError() || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return
