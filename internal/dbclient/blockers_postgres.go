@@ -33,6 +33,17 @@ var (
 // runPostgres runs st on conn (the locked connection, or one taken from
 // a pool for it), reading its blockers while it waits.
 func (s *Server) runPostgres(ctx context.Context, conn *sql.Conn, st ddl.Statement) error {
+	// An uncancellable statement gets no cancel request at the deadline
+	// (uncancellable.go).
+	ctx, finish, err := s.keepGoing(ctx, st)
+	if err != nil {
+		return err
+	}
+	return finish(s.runPostgresUnder(ctx, conn, st))
+}
+
+// runPostgresUnder is runPostgres under the context st runs under.
+func (s *Server) runPostgresUnder(ctx context.Context, conn *sql.Conn, st ddl.Statement) error {
 	pid := backendPID(conn)
 	var (
 		mu       sync.Mutex

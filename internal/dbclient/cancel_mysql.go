@@ -25,7 +25,9 @@ import (
 // did not take effect), it finished first (it did, and the operation goes
 // on to find its context ended at the next step), or no answer came within
 // cancelWait (outcome unknown, said so). The connection stays open, so a
-// GET_LOCK it holds still guards the undo.
+// GET_LOCK it holds still guards the undo. A statement marked
+// uncancellable (DROP DATABASE) gets no KILL QUERY at the deadline
+// (uncancellable.go).
 
 // cancelWait bounds the wait for KILL QUERY and the interrupted statement's
 // answer.
@@ -84,22 +86,29 @@ func (s *Server) runKillable(ctx context.Context, st ddl.Statement) error {
 		return err
 	}
 	defer done()
+	// Until = what stops the statement on the server: the operation's
+	// context, or for an uncancellable statement (uncancellable.go) only
+	// its own safety bound.
+	until, finish, err := s.keepGoing(ctx, st)
+	if err != nil {
+		return err
+	}
 	statementStarting(ctx, st)
 	answer := make(chan error, 1)
 	go func() {
 		_, err := conn.ExecContext(context.WithoutCancel(ctx), st.SQL())
 		answer <- err
 	}()
-	stop := s.sampleBlockersMySQL(ctx, sess.id)
+	stop := s.sampleBlockersMySQL(until, sess.id)
 	select {
 	case err = <-answer:
-	case <-ctx.Done():
-		err = s.killAndWait(ctx, sess, answer)
+	case <-until.Done():
+		err = s.killAndWait(until, sess, answer)
 	}
 	if got := stop(); err != nil && len(got) > 0 {
-		return &blockedError{err: err, blockers: got}
+		err = &blockedError{err: err, blockers: got}
 	}
-	return err
+	return finish(err)
 }
 
 // sampleBlockersMySQL reads, while the statement on connection id runs

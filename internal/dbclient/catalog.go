@@ -61,7 +61,7 @@ func (s *Server) loadCatalog(ctx context.Context) (map[string]DatabaseState, err
 	out := map[string]DatabaseState{}
 	err := s.queryEach(ctx, s.databaseQuery(""), func() { clear(out) }, func(rows *sql.Rows) error {
 		var st DatabaseState
-		if err := rows.Scan(&st.Name, &st.Charset, &st.Collation, &st.Owner, &st.Marker); err != nil {
+		if err := rows.Scan(&st.Name, &st.Charset, &st.Collation, &st.Owner, &st.Marker, &st.Invalid); err != nil {
 			return err
 		}
 		out[s.lookupKey(st.Name)] = st

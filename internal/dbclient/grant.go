@@ -40,6 +40,10 @@ type GrantState struct {
 	// Shallow: read by the shallow PostgreSQL refresh (grant_shallow.go):
 	// Held has the database-level privileges only.
 	Shallow bool
+	// DatabaseInvalid: PostgreSQL marked the database invalid (a drop
+	// stopped part way, invalid_database.go); nothing else was read and
+	// nobody connected into it.
+	DatabaseInvalid bool
 }
 
 // ReadGrant reads a grant for a refresh or an import: the database (from
@@ -55,6 +59,10 @@ func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		return s.readOrphanGrant(ctx, db, user)
 	}
 	st.DatabaseFound, st.Identity.Database = true, dbID
+	if dbState.Invalid {
+		st.DatabaseInvalid = true // no one can connect into it: nothing more to read
+		return st, nil
+	}
 	if s.info.Flavor == ddl.FlavorPostgres && s.spec.ShallowGrantRefresh && ctx.Value(fullReadKey{}) == nil {
 		return s.readGrantShallow(ctx, db, user, st)
 	}

@@ -208,15 +208,15 @@ func (s *Server) databaseQuery(name string) string {
 	var q string
 	switch s.info.Flavor {
 	case ddl.FlavorPostgres:
-		q = `SELECT datname, pg_encoding_to_char(encoding), datcollate, pg_get_userbyid(datdba), oid::text FROM pg_database`
+		q = `SELECT datname, pg_encoding_to_char(encoding), datcollate, pg_get_userbyid(datdba), oid::text, datconnlimit = -2 FROM pg_database`
 		if name != "" {
 			q += ` WHERE datname = $1`
 		}
 		return q
 	case ddl.FlavorMariaDB:
-		q = `SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, '', SCHEMA_COMMENT FROM information_schema.SCHEMATA`
+		q = `SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, '', SCHEMA_COMMENT, FALSE FROM information_schema.SCHEMATA`
 	default: // MySQL 8 has no SCHEMA_COMMENT: the marker is the mark procedure's, one join for every database
-		q = `SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, '', COALESCE(m.mark, '') ` +
+		q = `SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, '', COALESCE(m.mark, ''), FALSE ` +
 			`FROM information_schema.SCHEMATA s LEFT JOIN (` + ddl.MySQLMarksQuery + `) m ON m.ROUTINE_SCHEMA = s.SCHEMA_NAME`
 	}
 	if name != "" {
@@ -509,6 +509,7 @@ func (s *Server) DropOwnDatabase(ctx context.Context, db ddl.DatabaseName, recor
 	defer s.invalidateDatabase(db)
 	outcome := Dropped
 	var c Check
+	ctx = dropping(ctx) // an invalid database is dropped like any other: that finishes it
 	err := s.withLock(ctx, db, func(ctx context.Context) error {
 		var err error
 		if c, err = s.CheckIdentity(ctx, db, recorded); err != nil {

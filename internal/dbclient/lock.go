@@ -39,7 +39,11 @@ func (s *Server) withLock(ctx context.Context, tenant ddl.DatabaseName, fn func(
 	}
 	defer release()
 	ctx = withDatabaseReads(withConnIDCache(context.WithValue(ctx, tenantKey{}, tenant.String())))
-	return fn(context.WithValue(ctx, lockedConnKey{}, conn))
+	ctx = context.WithValue(ctx, lockedConnKey{}, conn)
+	if err := s.refuseInvalid(ctx, tenant); err != nil {
+		return err
+	}
+	return fn(ctx)
 }
 
 // lockOn takes the named advisory lock on conn, waiting up to lockWait.

@@ -165,6 +165,9 @@ type OwnerState struct {
 	// the database (MySQL: before the old login was dropped); their marks
 	// prove it. They are this resource's to drop.
 	HalfMade []HalfMadeLogin
+	// DatabaseInvalid: PostgreSQL marked the database invalid
+	// (invalid_database.go); only the login was read.
+	DatabaseInvalid bool
 }
 
 // HalfMadeLogin is one login an interrupted rotation left.
@@ -186,6 +189,12 @@ func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Userna
 		d, err := s.Database(ctx, db)
 		if err != nil {
 			return nil, err
+		}
+		if d != nil && d.Invalid {
+			// No one can connect into it (invalid_database.go): what
+			// the login holds there is not read.
+			st.DatabaseInvalid = true
+			return st, nil
 		}
 		if d != nil && d.Owner == user.String() {
 			st.OwnsDB = true

@@ -21,6 +21,11 @@ type DatabaseState struct {
 	// Marker is the per-object part of the identity: PostgreSQL's database
 	// OID, MariaDB's schema comment, "" on MySQL 8 (see Identity).
 	Marker string
+	// Invalid: PostgreSQL 15.4+ marked it invalid (datconnlimit = -2), as
+	// a DROP DATABASE stopped part way leaves it: no one can connect, its
+	// files are partly removed, only DROP DATABASE finishes it
+	// (invalid_database.go). Always false on MySQL/MariaDB.
+	Invalid bool
 }
 
 // Database reads one database. Not found is (nil, nil), not an error. It is
@@ -30,11 +35,23 @@ func (s *Server) Database(ctx context.Context, name ddl.DatabaseName) (*Database
 	if st, ok, err := s.catalogDatabase(ctx, name); err != nil || ok {
 		return st, err
 	}
-	return s.databaseDirect(ctx, name)
+	return s.databaseRow(ctx, name)
 }
 
-// databaseDirect reads one database with its own query.
+// databaseDirect reads one database with its own query, for a change:
+// an invalid database is refused (DatabaseInvalid) unless the operation
+// is its drop (invalid_database.go).
 func (s *Server) databaseDirect(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
+	st, err := s.databaseRow(ctx, name)
+	if err == nil && st != nil && st.Invalid && ctx.Value(droppingKey{}) == nil {
+		return nil, ddl.ErrDatabaseInvalid(s.spec.Name, name)
+	}
+	return st, err
+}
+
+// databaseRow reads one database with its own query (or this operation's
+// earlier reading of it).
+func (s *Server) databaseRow(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
 	if st, ok := cachedDatabase(ctx, name.String()); ok {
 		return st, nil
 	}
@@ -50,7 +67,7 @@ func (s *Server) readDatabaseDirect(ctx context.Context, name ddl.DatabaseName) 
 	var st DatabaseState
 	err := s.query(ctx, func(ctx context.Context, db queryer) error {
 		return db.QueryRowContext(ctx, s.databaseQuery(name.String()), name.String()).
-			Scan(&st.Name, &st.Charset, &st.Collation, &st.Owner, &st.Marker)
+			Scan(&st.Name, &st.Charset, &st.Collation, &st.Owner, &st.Marker, &st.Invalid)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil

@@ -27,6 +27,9 @@ const (
 	DatabaseInUse        Reason = "DatabaseInUse"
 	PrimaryUnavailable   Reason = "PrimaryUnavailable"
 	IdentityMismatch     Reason = "IdentityMismatch"
+	// DatabaseInvalid: a PostgreSQL database whose DROP DATABASE was
+	// stopped part way (datconnlimit = -2); only its drop is allowed.
+	DatabaseInvalid Reason = "DatabaseInvalid"
 )
 
 // Warnings.

@@ -54,8 +54,13 @@ func (d mysql) charsetClause(cs Charset, co Collation) string {
 	return b.String()
 }
 
+// DropDatabase is never killed once sent: MySQL/MariaDB drop the tables
+// one by one (not atomically on MariaDB), so a KILL QUERY after the
+// metadata locks were taken leaves some tables dropped. The wait for
+// those locks is bounded by lock_wait_timeout (the provider's
+// lock_timeout).
 func (d mysql) DropDatabase(db DatabaseName) Plan {
-	return Plan{Statements: []Statement{sql("DROP DATABASE IF EXISTS ", mysqlIdent(db.s)).done()}}
+	return Plan{Statements: []Statement{sql("DROP DATABASE IF EXISTS ", mysqlIdent(db.s)).uncancellable().done()}}
 }
 
 func (d mysql) CreateOwner(db DatabaseName, owner Username, pw Password, privs PrivilegeSet) Plan {

@@ -75,8 +75,13 @@ func (d postgres) AlterDatabase(db DatabaseName, _ Charset, _ Collation) (Plan, 
 		"Keep character_set and collation as they are; changing them is a migration to a new database.")
 }
 
+// DropDatabase is never cancelled once sent: PostgreSQL 15.4+ marks the
+// database invalid before it removes its files, and a cancel in that
+// window leaves it so (no one can connect; only a DROP finishes it). Its
+// waits before that (the database's lock, other sessions for 5 s) are
+// bounded by lock_timeout and the server itself.
 func (d postgres) DropDatabase(db DatabaseName) Plan {
-	return Plan{Statements: []Statement{sql("DROP DATABASE IF EXISTS ", pgIdent(db.s)).noTransaction().done()}}
+	return Plan{Statements: []Statement{sql("DROP DATABASE IF EXISTS ", pgIdent(db.s)).noTransaction().uncancellable().done()}}
 }
 
 // CreateOwner makes a LOGIN role whose password is a SCRAM verifier computed

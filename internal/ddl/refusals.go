@@ -115,6 +115,25 @@ func ErrIdentityMismatch(server string, db DatabaseName, why string) *Error {
 			"(terraform state rm) and adopt it with terraform import; it will then never be dropped by this resource.")
 }
 
+// DatabaseInvalidWhy says what an invalid PostgreSQL database is and the
+// statement that finishes it (the refusal's and the refresh warning's
+// words).
+func DatabaseInvalidWhy(db DatabaseName) string {
+	return fmt.Sprintf("PostgreSQL marks this database invalid (pg_database.datconnlimit = -2): a DROP DATABASE of it "+
+		"was stopped part way (cancelled, or the server crashed, while it removed the files). Its data is gone: no one "+
+		"can connect to it, and the only statement PostgreSQL still accepts for it is the one that finishes the "+
+		"drop:\n\n  DROP DATABASE %s;\n\nDestroying the tenant_database resource that created it (deletion_policy = "+
+		"\"delete\") runs it; otherwise run it as an administrator, then apply again (the next apply creates the "+
+		"database anew, empty).", pgIdent(db.s))
+}
+
+// ErrDatabaseInvalid refuses any change but its drop to an invalid
+// PostgreSQL database (DatabaseInvalidWhy). Nothing was run.
+func ErrDatabaseInvalid(server string, db DatabaseName) *Error {
+	return refuse(DatabaseInvalid, fmt.Sprintf("database %q on server %q", db, server),
+		DatabaseInvalidWhy(db), "Nothing was changed: tenantdb runs nothing on or in an invalid database but its drop.")
+}
+
 // ErrDatabaseGone: an in-place change found no database to change (dropped
 // out of band, and this plan was made without a refresh). Not a refusal
 // reason: the fix is an ordinary apply.

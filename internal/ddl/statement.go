@@ -35,6 +35,15 @@ type Statement struct {
 	// connection is lost mid-statement (every other statement is
 	// idempotent and is).
 	Claim bool
+	// Uncancellable: once sent, the operation's deadline does not stop it
+	// (no cancel request, no KILL QUERY): stopping it part way leaves an
+	// object half made. A DROP DATABASE cut after it began removing files
+	// leaves a PostgreSQL database invalid (15.4+: datconnlimit = -2, no
+	// one can connect, only DROP DATABASE finishes it) and a MariaDB
+	// database with some of its tables dropped. What it waits for first
+	// (other sessions, locks) stays bounded by lock_timeout; the executor
+	// reports how far past the deadline it ran (dbclient/uncancellable.go).
+	Uncancellable bool
 	// outsideTransaction: PostgreSQL refuses to run it inside a
 	// transaction block (CREATE/DROP DATABASE), so a plan holding it is
 	// never made transactional (InOneTransaction).
@@ -123,6 +132,7 @@ type stmt struct {
 	tolerate  Tolerance
 	claim     bool
 	outsideTx bool
+	keepGoing bool
 }
 
 func (b *stmt) add(parts ...string) *stmt {
@@ -147,9 +157,13 @@ func (b *stmt) claims() *stmt { b.claim = true; return b }
 
 func (b *stmt) noTransaction() *stmt { b.outsideTx = true; return b }
 
+// uncancellable marks a statement that must never be stopped once it runs
+// (Statement.Uncancellable says why).
+func (b *stmt) uncancellable() *stmt { b.keepGoing = true; return b }
+
 func (b *stmt) done() Statement {
 	return Statement{sql: b.real.String(), redacted: b.red.String(), Database: b.database, Tolerate: b.tolerate, Claim: b.claim,
-		outsideTransaction: b.outsideTx}
+		Uncancellable: b.keepGoing, outsideTransaction: b.outsideTx}
 }
 
 // sql is shorthand for a statement without secrets.

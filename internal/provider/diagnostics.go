@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -94,12 +95,29 @@ const (
 	// during an offboarding, and tenantdb lifted it (offboarding.go).
 	summaryConnectionLimitReset = "Connection limit reset: it kept the admin out of the database"
 	summaryImportedKept         = "Imported owner login kept: its privileges on the database were revoked"
+	summaryRanPastTimeout       = "Ran past operation_timeout: a DROP DATABASE is never stopped part way"
 )
 
 // addRefreshWarning: Read could not reach the server (or has no password
 // for it); what state says is kept, never dropped.
 func addRefreshWarning(diags *diag.Diagnostics, object, kept string, err error) {
 	diags.AddWarning(summaryRefresh, fmt.Sprintf("%s: %s\n\n%v", object, kept, err))
+}
+
+// addDatabaseInvalidWarning: a refresh found the PostgreSQL database
+// marked invalid (a DROP DATABASE stopped part way): its data is gone,
+// and the warning gives the statement that finishes it. State is kept;
+// every change but the database's drop is refused (DatabaseInvalid).
+func addDatabaseInvalidWarning(diags *diag.Diagnostics, object string, db ddl.DatabaseName) {
+	addWarning(diags, ddl.DriftDetected, object, ddl.DatabaseInvalidWhy(db)+"\n\nState is kept as last read; every "+
+		"change but the database's drop is refused (DatabaseInvalid) until it is gone.")
+}
+
+// addRanPastTimeoutWarning: a DROP DATABASE was running at the
+// operation's deadline and was let finish (dbclient/uncancellable.go); the
+// detail names it first and says how long it ran.
+func addRanPastTimeoutWarning(diags *diag.Diagnostics, o dbclient.Overrun, limit time.Duration) {
+	diags.AddWarning(summaryRanPastTimeout, fmt.Sprintf("%s (operation_timeout %s).", o, limit))
 }
 
 // addAdminOverPrivilegedWarning: the admin is a superuser or holds SUPER or

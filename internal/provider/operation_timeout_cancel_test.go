@@ -110,10 +110,9 @@ func (s accServer) holdTableLock(t *testing.T, table string) (release func()) {
 	return release
 }
 
-// requireNoAdminStatementRunning fails when the admin still runs a
-// statement starting with prefix (a statement the operation reported
-// cancelled, still waiting on the server).
-func (s accServer) requireNoAdminStatementRunning(t *testing.T, prefix string) {
+// adminStatementRunning reports whether the admin runs a statement
+// starting with prefix now.
+func (s accServer) adminStatementRunning(t *testing.T, prefix string) bool {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -123,8 +122,16 @@ func (s accServer) requireNoAdminStatementRunning(t *testing.T, prefix string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 0 {
-		t.Fatalf("%d %s statement(s) of the admin still run on the server after the operation timed out", n, strings.TrimSpace(prefix))
+	return n != 0
+}
+
+// requireNoAdminStatementRunning fails when the admin still runs a
+// statement starting with prefix (a statement the operation reported
+// cancelled, still waiting on the server).
+func (s accServer) requireNoAdminStatementRunning(t *testing.T, prefix string) {
+	t.Helper()
+	if s.adminStatementRunning(t, prefix) {
+		t.Fatalf("%s statement(s) of the admin still run on the server after the operation timed out", strings.TrimSpace(prefix))
 	}
 }
 

@@ -344,6 +344,14 @@ func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequ
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	if st.Invalid {
+		if importing {
+			addError(&resp.Diagnostics, "import "+object, ddl.ErrDatabaseInvalid(ref.Name, db))
+			return
+		}
+		addDatabaseInvalidWarning(&resp.Diagnostics, object, db)
+		return
+	}
 	switch {
 	case recorded == "" && state.DatabaseCreated.ValueBool():
 		// State from before identities: nothing proves this is the database

@@ -339,6 +339,14 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 		addRefreshWarning(&resp.Diagnostics, object, "Its privileges are kept as last read; it stays in state.", err)
 		return
 	}
+	if st.DatabaseInvalid {
+		if importing {
+			addError(&resp.Diagnostics, "import the "+object, ddl.ErrDatabaseInvalid(t.ref.Name, t.db))
+			return
+		}
+		addDatabaseInvalidWarning(&resp.Diagnostics, object, t.db)
+		return
+	}
 	if st.RowsOutliveDatabase && !importing {
 		// The rows would hand the principal a database created later under
 		// this name: the grant stays in state until its destroy revokes them.

@@ -389,6 +389,14 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 		addRefreshWarning(&resp.Diagnostics, object, "Its attributes are kept as last read; it stays in state.", err)
 		return
 	}
+	if st != nil && st.DatabaseInvalid {
+		if importing {
+			addError(&resp.Diagnostics, "import "+object, ddl.ErrDatabaseInvalid(t.ref.Name, t.db))
+			return
+		}
+		addDatabaseInvalidWarning(&resp.Diagnostics, object, t.db)
+		return
+	}
 	if st == nil && !importing {
 		if succ, user := rotationSuccessor(ctx, srv, t, recorded, &state, &resp.Diagnostics); succ != nil {
 			st, t.user, recorded = succ, user, succ.Identity
