@@ -38,9 +38,10 @@ func parseLoginMark(info ddl.ServerInfo, text string) (ddl.OwnerMark, bool) {
 	return ddl.ParseMySQLOwnerMark(text)
 }
 
-// mysqlLoginMark reads the ATTRIBUTE of a MySQL login, directly (a check
-// before a write); ok is false when it carries no owner mark or does not
-// exist.
+// mysqlLoginMark reads the owner mark of a MySQL login, directly (a check
+// before a write): its proven ledger row (ledger_mysql.go). ok is false
+// when it has none (a login an earlier version made, whatever its
+// ATTRIBUTE says, or one that does not exist).
 func (s *Server) mysqlLoginMark(ctx context.Context, user string) (ddl.OwnerMark, bool, error) {
 	var attr string
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
@@ -52,7 +53,13 @@ func (s *Server) mysqlLoginMark(ctx context.Context, user string) (ddl.OwnerMark
 	if err != nil {
 		return ddl.OwnerMark{}, false, s.readError("read the mark of login "+user, err)
 	}
-	mark, ok := ddl.ParseMySQLOwnerMark(attr)
+	// The ledger is the mark; the ATTRIBUTE only corroborates an open row
+	// (provenRow).
+	row, hasRow, err := s.ledgerLogin(ctx, user)
+	if err != nil {
+		return ddl.OwnerMark{}, false, err
+	}
+	mark, ok := s.ledgerMark(row, hasRow, attr)
 	return mark, ok, nil
 }
 

@@ -89,7 +89,7 @@ func NewDatabaseName(engine Engine, s string) (DatabaseName, error) {
 	}
 	if isScratchName(s) {
 		return DatabaseName{}, invalid("database name", s, "starts with "+NonceDatabasePrefix+" (in any case), the "+
-			"namespace of the scratch databases tenantdb's PostgreSQL claims make and drop; it can never be a tenant "+
+			"namespace of the scratch databases tenantdb's PostgreSQL claims make and drop and of its MySQL ledger ("+LedgerDatabase+"); it can never be a tenant "+
 			"database, on any engine")
 	}
 	for _, sys := range systemSchemas {

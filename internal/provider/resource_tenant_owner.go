@@ -399,7 +399,7 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 		return
 	}
 	if recorded != "" {
-		v := dbclient.CompareLogins(recorded, st.Identity)
+		v := dbclient.HintedVerdict(dbclient.CompareLogins(recorded, st.Identity), st.Hint)
 		if v == dbclient.Unproven {
 			// Its password was set since; its owner mark may still prove it ours.
 			if proven, err := srv.OwnerMarkProves(ctx, t.db, t.user); err == nil && proven {

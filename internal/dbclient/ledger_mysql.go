@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// The ledger (ddl/ledger_mysql.go, PROOFS.md) on MySQL 8.0.21+: the owner
+// logins tenantdb made, written by the admin before each CREATE USER. A
+// server without it (nothing made since this version; the admin reads it
+// with its global SELECT) reads as an empty ledger: logins made by earlier
+// versions fall back to their ATTRIBUTE, as a hint (loginValueOf).
+
+// usesLedger reports whether owner claims on this server are recorded in
+// the ledger.
+func (s *Server) usesLedger() bool { return ddl.StoresLoginMark(s.info) }
+
+// ledgerMissing reports a read of a ledger that does not exist yet.
+func ledgerMissing(err error) bool {
+	c := codeOf(err)
+	return c == "mysql:1049" || c == "mysql:1146"
+}
+
+// ledgerOpen writes the open row of an owner login's claim, creating the
+// ledger the first time this process needs it. It runs before the CREATE
+// USER it records; a failure stops the claim before anything is made.
+func (s *Server) ledgerOpen(ctx context.Context, claim ddl.ClaimMark, user ddl.Username, db ddl.DatabaseName, from string, privs ddl.PrivilegeSet) error {
+	if !s.usesLedger() {
+		return nil
+	}
+	s.catalog.mu.Lock()
+	ready := s.catalog.ledgerReady
+	s.catalog.mu.Unlock()
+	plan := ddl.Plan{Statements: []ddl.Statement{ddl.LedgerOpenLogin(claim, user, db, from, privs)}}
+	if !ready {
+		plan = ddl.EnsureLedger().Append(plan)
+	}
+	if err := s.exec(ctx, plan); err != nil {
+		return err
+	}
+	s.catalog.mu.Lock()
+	s.catalog.ledgerReady = true
+	s.catalog.mu.Unlock()
+	return nil
+}
+
+// ledgerSet moves claim's row to status.
+func (s *Server) ledgerSet(ctx context.Context, claim ddl.ClaimMark, status string) error {
+	if !s.usesLedger() || claim.IsZero() {
+		return nil
+	}
+	return s.exec(ctx, ddl.Plan{Statements: []ddl.Statement{ddl.LedgerSetStatus(claim, status)}})
+}
+
+// ledgerDropped records that tenantdb dropped user.
+func (s *Server) ledgerDropped(ctx context.Context, user ddl.Username) error {
+	if !s.usesLedger() {
+		return nil
+	}
+	err := s.exec(ctx, ddl.Plan{Statements: []ddl.Statement{ddl.LedgerLoginDropped(user)}})
+	if ledgerMissing(err) {
+		return nil // made by an earlier version: nothing recorded
+	}
+	return err
+}
+
+// ledgerLogin reads user's newest live ledger row, directly.
+func (s *Server) ledgerLogin(ctx context.Context, user string) (ddl.LedgerRow, bool, error) {
+	if !s.usesLedger() {
+		return ddl.LedgerRow{}, false, nil
+	}
+	var r ddl.LedgerRow
+	var object string
+	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+		return q.QueryRowContext(ctx, ddl.LedgerLoginQuery, user).Scan(&object, &r.Claim, &r.Database, &r.From, &r.Status)
+	})
+	switch {
+	case errors.Is(err, sql.ErrNoRows) || ledgerMissing(err):
+		return ddl.LedgerRow{}, false, nil
+	case err != nil:
+		return ddl.LedgerRow{}, false, s.readError("read the ledger row of login "+user, err)
+	}
+	return r, true, nil
+}
+
+// loadLedgerLogins reads every login's newest live ledger row (the
+// accounts snapshot: one query per server).
+func (s *Server) loadLedgerLogins(ctx context.Context) (map[string]ddl.LedgerRow, error) {
+	out := map[string]ddl.LedgerRow{}
+	if !s.usesLedger() {
+		return out, nil
+	}
+	err := s.queryEach(ctx, ddl.LedgerLoginsQuery, func() { clear(out) }, func(rows *sql.Rows) error {
+		var object string
+		var r ddl.LedgerRow
+		if err := rows.Scan(&object, &r.Claim, &r.Database, &r.From, &r.Status); err != nil {
+			return err
+		}
+		out[object] = r
+		return nil
+	})
+	if ledgerMissing(err) {
+		return map[string]ddl.LedgerRow{}, nil
+	}
+	return out, err
+}
+
+// provenRow reports whether a ledger row proves the login whose ATTRIBUTE
+// is attr: a done row always (the admin wrote it after the create ran to
+// its end; what the login later wrote in its ATTRIBUTE changes nothing);
+// an open row only when the ATTRIBUTE carries its claim, which no one but
+// tenantdb's CREATE USER could have written there before the login
+// existed (the row is written before the CREATE USER, which may never
+// have run).
+func provenRow(r ddl.LedgerRow, attr string) bool {
+	return r.Status == ddl.LedgerDone || (r.Status == ddl.LedgerOpen && ddl.MySQLAttributeClaim(attr) == r.Claim)
+}
+
+// loginValueOf is a MySQL 8.0.21+ login's identity value: the claim of
+// its proven ledger row; without one, what the catalog read gives (the
+// ATTRIBUTE's claim of a login an earlier version made, a hint; or "@"
+// and the time its password was set). hint is true when the value is an
+// ATTRIBUTE's claim the ledger does not back.
+func loginValueOf(row ddl.LedgerRow, hasRow bool, catalogValue, attr string) (v string, hint bool) {
+	if hasRow && provenRow(row, attr) {
+		return row.Claim, false
+	}
+	_, isClaim := ddl.ParseClaimMark(catalogValue)
+	return catalogValue, isClaim
+}
+
+// ledgerMark is the owner mark a proven ledger row gives a login.
+func (s *Server) ledgerMark(row ddl.LedgerRow, hasRow bool, attr string) (ddl.OwnerMark, bool) {
+	if !hasRow || !provenRow(row, attr) {
+		return ddl.OwnerMark{}, false
+	}
+	return row.OwnerMark(s.spec.Engine)
+}
+
+// execLoginDrop runs a login's drop and records it in the ledger.
+func (s *Server) execLoginDrop(ctx context.Context, user ddl.Username, drop ddl.Plan) error {
+	if err := s.exec(ctx, drop); err != nil {
+		return err
+	}
+	return s.ledgerDropped(ctx, user)
+}
+
+// ledgerFinishAdopted marks done the open row of a half-made login that
+// finishHalfMade adopted.
+func (s *Server) ledgerFinishAdopted(ctx context.Context, user ddl.Username) error {
+	row, ok, err := s.ledgerLogin(ctx, user.String())
+	if err != nil || !ok || row.Status != ddl.LedgerOpen {
+		return err
+	}
+	claim, ok := ddl.ParseClaimMark(row.Claim)
+	if !ok {
+		return nil
+	}
+	return s.ledgerSet(ctx, claim, ddl.LedgerDone)
+}
