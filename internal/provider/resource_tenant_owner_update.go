@@ -103,8 +103,8 @@ func (u *ownerUpdate) checkServerMove(ctx context.Context) error {
 	}
 	c, err := u.srv.CheckLogin(ctx, u.t.user, u.recorded)
 	if err == nil && (!c.Found || c.Verdict != dbclient.Same) {
-		err = ddl.ErrIdentityMismatch(u.t.ref.Name, u.t.db, fmt.Sprintf("The server moved from %s to %s, and login %q "+
-			"is not there with the recorded identity.", u.old.ref.address(), u.t.ref.address(), u.t.user))
+		err = ddl.ErrIdentityMismatch(u.t.ref.Name, u.t.db, fmt.Sprintf("%s Login %q is not there with the recorded "+
+			"identity.", moved(u.old.ref, u.t.ref), u.t.user))
 	}
 	return err
 }
