@@ -163,3 +163,33 @@ func (s *Server) ledgerFinishAdopted(ctx context.Context, user ddl.Username) err
 	}
 	return s.ledgerSet(ctx, claim, ddl.LedgerDone)
 }
+
+// RecordEarlierLogin writes the ledger row of an owner login an earlier
+// version made (it has none): under the tenant's lock, and only while the
+// login's ATTRIBUTE still names the claim recorded in state (128 random
+// bits only tenantdb's CREATE USER and the login itself ever saw). A login
+// that is gone, already has a row, or no longer reads as recorded is left
+// as it is: the refresh says what it is.
+func (s *Server) RecordEarlierLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs ddl.PrivilegeSet, recorded Identity) error {
+	if !s.usesLedger() {
+		return nil
+	}
+	return s.withLock(ctx, db, func(ctx context.Context) error {
+		id, hint, found, err := s.loginIdentityHint(ctx, user, false)
+		if err != nil || !found || !hint || id != recorded {
+			return err
+		}
+		sid, err := s.serverID(ctx)
+		if err != nil {
+			return err
+		}
+		claim, ok := ddl.ParseClaimMark(mysqlClaimOf(recorded, sid))
+		if !ok {
+			return nil
+		}
+		if err := s.ledgerOpen(ctx, claim, user, db, "", privs); err != nil {
+			return err
+		}
+		return s.ledgerSet(ctx, claim, ddl.LedgerDone)
+	})
+}

@@ -360,3 +360,79 @@ func TestAccMySQLProofs_ownerRewritesAttribute(t *testing.T) {
 		t.Fatalf("the ledger does not record the owner's drop: %d rows, %v", n, err)
 	}
 }
+
+// forgetLedgerRows deletes the ledger's rows of login, as a superuser: the
+// login then reads as one an earlier tenantdb made (no row).
+func (s accServer) forgetLedgerRows(t *testing.T, login string) {
+	t.Helper()
+	s.exec(t, "", fmt.Sprintf("DELETE FROM %s.claims WHERE object = '%s'", s.ident(ddl.LedgerDatabase), login))
+}
+
+// ledgerStatus is the newest ledger row of login: its claim and status
+// ("" when it has none).
+func (s accServer) ledgerStatus(t *testing.T, login string) (claim, status string) {
+	t.Helper()
+	err := s.super(t, "").QueryRow("SELECT claim, status FROM "+s.ident(ddl.LedgerDatabase)+".claims WHERE object = ? ORDER BY seq DESC LIMIT 1",
+		login).Scan(&claim, &status)
+	if err != nil && !strings.Contains(err.Error(), "no rows") {
+		t.Fatal(err)
+	}
+	return claim, status
+}
+
+// TestAccMySQLProofs_earlierLoginGetsLedgerRow: an owner login made by an
+// earlier tenantdb (no ledger row; its ATTRIBUTE names the recorded claim)
+// gets its row at the next apply, never at the plan (the plan warns and
+// shows user_created as known after apply); from then on the owner
+// rewriting its ATTRIBUTE changes nothing, and destroy drops it.
+func TestAccMySQLProofs_earlierLoginGetsLedgerRow(t *testing.T) {
+	s := testAccServer(t, testserver.KindMySQL)
+	w, db, owner, grantee := s.trustTenant(t, "pleg", "retain")
+	s.forgetLedgerRows(t, owner)
+	w.run("plan").mustSucceed(t, "plan").requireDiag(t, "warning", summaryLedgerPlanned)
+	if claim, _ := s.ledgerStatus(t, owner); claim != "" {
+		t.Fatal("the plan wrote the ledger")
+	}
+	w.run("apply", "-auto-approve").mustSucceed(t, "the apply that records the login")
+	claim, status := s.ledgerStatus(t, owner)
+	if status != "done" || !strings.Contains(s.userAttribute(t, owner), claim) {
+		t.Fatalf("ledger row %q %q does not record the login's claim (ATTRIBUTE %s)", claim, status, s.userAttribute(t, owner))
+	}
+	requireQuietPlan(t, w, "a plan after the login was recorded")
+
+	if err := s.as(owner, trustOwnerPW, db, fmt.Sprintf(`ALTER USER '%s'@'%%' IDENTIFIED BY '%s' ATTRIBUTE '{"tenantdb": "tenantdb:%s"}'`,
+		owner, trustOwnerNewPW, strings.Repeat("e", 32))); err != nil {
+		t.Fatal(err)
+	}
+	requireQuietPlan(t, w, "a plan after the owner rewrote its ATTRIBUTE")
+	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+	s.requireOffboarded(t, db, owner, trustOwnerNewPW, grantee)
+	if s.loginExists(t, owner) {
+		t.Fatal("destroy left the owner login its ledger row proves tenantdb made")
+	}
+}
+
+// TestAccMySQLProofs_earlierLoginRewritesAttribute: an owner login an
+// earlier tenantdb made (no ledger row) rewrites its ATTRIBUTE before any
+// apply recorded it. Nothing then proves it either way: the refresh keeps
+// it in state (DriftDetected, not forgotten), destroy revokes what it holds
+// on the retained database and leaves the login, which reads nothing
+// there.
+func TestAccMySQLProofs_earlierLoginRewritesAttribute(t *testing.T) {
+	s := testAccServer(t, testserver.KindMySQL)
+	w, db, owner, grantee := s.trustTenant(t, "plegr", "retain")
+	s.forgetLedgerRows(t, owner)
+	if err := s.as(owner, trustOwnerPW, db, fmt.Sprintf(`ALTER USER '%s'@'%%' IDENTIFIED BY '%s' ATTRIBUTE '{"tenantdb": "tenantdb:%s"}'`,
+		owner, trustOwnerNewPW, strings.Repeat("d", 32))); err != nil {
+		t.Fatal(err)
+	}
+	w.run("plan").mustSucceed(t, "plan").requireDiag(t, "warning", "DriftDetected: ")
+	if !w.stateHas("tenantdb_tenant_owner") {
+		t.Fatal("the refresh forgot the owner whose ATTRIBUTE changed")
+	}
+	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+	s.requireOffboarded(t, db, owner, trustOwnerNewPW, grantee)
+	if err := s.as(owner, trustOwnerNewPW, db, "SELECT v FROM "+s.table(db, "t")); err == nil {
+		t.Fatal("after destroy the unproven owner still reads the retained database")
+	}
+}

@@ -265,6 +265,10 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if _, pending, d := joinPending(ctx, req.Private); pending && !d.HasError() {
 		plan.UserCreated = types.BoolUnknown()
 	}
+	if ledgerPending(ctx, req.Private) {
+		plan.UserCreated = types.BoolUnknown()
+		addLedgerPlannedWarning(&resp.Diagnostics, fmt.Sprintf("login %q on server %q", state.Username.ValueString(), ref.Name))
+	}
 	// A retained old password is discarded by the next apply; a bump with
 	// retain_previous_password may retain one again (MySQL 8.0.14+ only).
 	plan.PreviousRetained = types.BoolValue(false)
@@ -462,6 +466,10 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 		}
 	}
 	warnUnescapedGrant(ctx, srv, t.db, t.user, &resp.Diagnostics)
+	// A login an earlier version made, still as recorded: the next apply
+	// writes its ledger row (owner_ledger_pending.go).
+	resp.Diagnostics.Append(recordLedgerPending(ctx, resp.Private,
+		st.Hint && !importing && state.UserCreated.ValueBool() && st.Identity == recorded)...)
 	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, st.Identity)...)
 	resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 }
