@@ -67,7 +67,7 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"Changing `username` rotates the login create-before-drop, in place. Destroy drops the login only if this " +
 			"resource created it (`user_created`) and it is still that login; the database and its data stay. " +
 			"The login's identity (PostgreSQL: its OID; MariaDB: when its password was last set, to the second; MySQL " +
-			"8.0.21+: a claim mark kept as a user ATTRIBUTE) is recorded in private state and checked before every " +
+			"8.0.21+: a claim mark recorded in tenantdb's ledger, with the user ATTRIBUTE as a hint) is recorded in private state and checked before every " +
 			"change or drop: a login re-created by someone else is never altered or dropped (on MariaDB, one re-created " +
 			"within the same second as the original cannot be told apart; an out-of-band password reset there makes " +
 			"the login look replaced, so tenantdb then leaves it alone until it is imported again).\n\n" +
