@@ -52,9 +52,9 @@ func TestLedger(t *testing.T) {
 	}
 	for attr, want := range map[string]string{
 		`{"tenantdb": "` + claim.String() + `", "tenantdb_status": "open"}`: claim.String(),
-		`{"tenantdb": "tenantdb:short"}`:                                  "",
-		`not json`:                                                        "",
-		``:                                                                "",
+		`{"tenantdb": "tenantdb:short"}`:                                    "",
+		`not json`:                                                          "",
+		``:                                                                  "",
 	} {
 		if got := MySQLAttributeClaim(attr); got != want {
 			t.Errorf("MySQLAttributeClaim(%q) = %q, want %q", attr, got, want)
