@@ -108,9 +108,9 @@ func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]
 			return err
 		}
 		if s.usesLedger() {
-			row, hasRow := ledger[name]
-			out[name], hints[name] = loginValueOf(row, hasRow, v, comment)
-			if m, ok := s.ledgerMark(row, hasRow, comment); ok {
+			rows := ledger[name]
+			out[name], hints[name] = loginValueOf(rows, v, comment)
+			if m, ok := s.ledgerMark(rows, comment); ok {
 				marks[name] = m
 			}
 			return nil

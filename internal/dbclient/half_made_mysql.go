@@ -43,24 +43,34 @@ func parseLoginMark(info ddl.ServerInfo, text string) (ddl.OwnerMark, bool) {
 // when it has none (a login an earlier version made, whatever its
 // ATTRIBUTE says, or one that does not exist).
 func (s *Server) mysqlLoginMark(ctx context.Context, user string) (ddl.OwnerMark, bool, error) {
+	row, ok, err := s.mysqlProvenRow(ctx, user)
+	if err != nil || !ok {
+		return ddl.OwnerMark{}, false, err
+	}
+	mark, ok := row.OwnerMark(s.spec.Engine)
+	return mark, ok, nil
+}
+
+// mysqlProvenRow reads, directly, the ledger row that proves a MySQL login
+// (provenOf: the ledger is the mark; the ATTRIBUTE only corroborates an
+// open row). ok is false when none does, or the login does not exist.
+func (s *Server) mysqlProvenRow(ctx context.Context, user string) (ddl.LedgerRow, bool, error) {
 	var attr string
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
 		return q.QueryRowContext(ctx, `SELECT `+mysqlLoginAttribute+` FROM mysql.user u WHERE u.User = ? AND u.Host = '%'`, user).Scan(&attr)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
-		return ddl.OwnerMark{}, false, nil
+		return ddl.LedgerRow{}, false, nil
 	}
 	if err != nil {
-		return ddl.OwnerMark{}, false, s.readError("read the mark of login "+user, err)
+		return ddl.LedgerRow{}, false, s.readError("read the mark of login "+user, err)
 	}
-	// The ledger is the mark; the ATTRIBUTE only corroborates an open row
-	// (provenRow).
-	row, hasRow, err := s.ledgerLogin(ctx, user)
+	rows, err := s.ledgerLogin(ctx, user)
 	if err != nil {
-		return ddl.OwnerMark{}, false, err
+		return ddl.LedgerRow{}, false, err
 	}
-	mark, ok := s.ledgerMark(row, hasRow, attr)
-	return mark, ok, nil
+	row, ok := provenOf(rows, attr)
+	return row, ok, nil
 }
 
 // mysqlClaimOf is the claim mark of a MySQL login identity

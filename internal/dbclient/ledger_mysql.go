@@ -5,7 +5,6 @@ package dbclient
 import (
 	"context"
 	"database/sql"
-	"errors"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
@@ -40,7 +39,12 @@ func (s *Server) ledgerOpen(ctx context.Context, claim ddl.ClaimMark, user ddl.U
 	if !ready {
 		plan = ddl.EnsureLedger().Append(plan)
 	}
-	if err := s.exec(ctx, plan); err != nil {
+	err := s.exec(ctx, plan)
+	if ready && ledgerMissing(err) {
+		// Dropped since this process made sure of it: make it again.
+		err = s.exec(ctx, ddl.EnsureLedger().Append(plan))
+	}
+	if err != nil {
 		return err
 	}
 	s.catalog.mu.Lock()
@@ -69,29 +73,42 @@ func (s *Server) ledgerDropped(ctx context.Context, user ddl.Username) error {
 	return err
 }
 
-// ledgerLogin reads user's newest live ledger row, directly.
-func (s *Server) ledgerLogin(ctx context.Context, user string) (ddl.LedgerRow, bool, error) {
+// ledgerLogin reads user's live ledger rows, newest first, directly.
+func (s *Server) ledgerLogin(ctx context.Context, user string) ([]ddl.LedgerRow, error) {
 	if !s.usesLedger() {
-		return ddl.LedgerRow{}, false, nil
+		return nil, nil
 	}
-	var r ddl.LedgerRow
-	var object string
+	var rows []ddl.LedgerRow
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
-		return q.QueryRowContext(ctx, ddl.LedgerLoginQuery, user).Scan(&object, &r.Claim, &r.Database, &r.From, &r.Status)
+		rows = nil
+		rs, err := q.QueryContext(ctx, ddl.LedgerLoginQuery, user)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var object string
+			var r ddl.LedgerRow
+			if err := rs.Scan(&object, &r.Claim, &r.Database, &r.From, &r.Status); err != nil {
+				return err
+			}
+			rows = append(rows, r)
+		}
+		return rs.Err()
 	})
 	switch {
-	case errors.Is(err, sql.ErrNoRows) || ledgerMissing(err):
-		return ddl.LedgerRow{}, false, nil
+	case ledgerMissing(err):
+		return nil, nil
 	case err != nil:
-		return ddl.LedgerRow{}, false, s.readError("read the ledger row of login "+user, err)
+		return nil, s.readError("read the ledger rows of login "+user, err)
 	}
-	return r, true, nil
+	return rows, nil
 }
 
-// loadLedgerLogins reads every login's newest live ledger row (the
+// loadLedgerLogins reads every login's live ledger rows, newest first (the
 // accounts snapshot: one query per server).
-func (s *Server) loadLedgerLogins(ctx context.Context) (map[string]ddl.LedgerRow, error) {
-	out := map[string]ddl.LedgerRow{}
+func (s *Server) loadLedgerLogins(ctx context.Context) (map[string][]ddl.LedgerRow, error) {
+	out := map[string][]ddl.LedgerRow{}
 	if !s.usesLedger() {
 		return out, nil
 	}
@@ -101,13 +118,26 @@ func (s *Server) loadLedgerLogins(ctx context.Context) (map[string]ddl.LedgerRow
 		if err := rows.Scan(&object, &r.Claim, &r.Database, &r.From, &r.Status); err != nil {
 			return err
 		}
-		out[object] = r
+		out[object] = append(out[object], r)
 		return nil
 	})
 	if ledgerMissing(err) {
-		return map[string]ddl.LedgerRow{}, nil
+		return map[string][]ddl.LedgerRow{}, nil
 	}
 	return out, err
+}
+
+// provenOf is the newest of a login's live rows (newest first) that
+// proves the login whose ATTRIBUTE is attr (provenRow): an open row whose
+// CREATE USER never ran (a kill right after it) stays behind an older
+// proven one.
+func provenOf(rows []ddl.LedgerRow, attr string) (ddl.LedgerRow, bool) {
+	for _, r := range rows {
+		if provenRow(r, attr) {
+			return r, true
+		}
+	}
+	return ddl.LedgerRow{}, false
 }
 
 // provenRow reports whether a ledger row proves the login whose ATTRIBUTE
@@ -122,24 +152,25 @@ func provenRow(r ddl.LedgerRow, attr string) bool {
 }
 
 // loginValueOf is a MySQL 8.0.21+ login's identity value: the claim of
-// its proven ledger row; without one, what the catalog read gives (the
-// ATTRIBUTE's claim of a login an earlier version made, a hint; or "@"
-// and the time its password was set). hint is true when the value is an
-// ATTRIBUTE's claim the ledger does not back.
-func loginValueOf(row ddl.LedgerRow, hasRow bool, catalogValue, attr string) (v string, hint bool) {
-	if hasRow && provenRow(row, attr) {
-		return row.Claim, false
+// its proven ledger row (provenOf); without one, what the catalog read
+// gives (the ATTRIBUTE's claim of a login an earlier version made, a hint;
+// or "@" and the time its password was set). hint is true when the value
+// is an ATTRIBUTE's claim the ledger does not back.
+func loginValueOf(rows []ddl.LedgerRow, catalogValue, attr string) (v string, hint bool) {
+	if r, ok := provenOf(rows, attr); ok {
+		return r.Claim, false
 	}
 	_, isClaim := ddl.ParseClaimMark(catalogValue)
 	return catalogValue, isClaim
 }
 
-// ledgerMark is the owner mark a proven ledger row gives a login.
-func (s *Server) ledgerMark(row ddl.LedgerRow, hasRow bool, attr string) (ddl.OwnerMark, bool) {
-	if !hasRow || !provenRow(row, attr) {
+// ledgerMark is the owner mark a login's proven ledger row gives it.
+func (s *Server) ledgerMark(rows []ddl.LedgerRow, attr string) (ddl.OwnerMark, bool) {
+	r, ok := provenOf(rows, attr)
+	if !ok {
 		return ddl.OwnerMark{}, false
 	}
-	return row.OwnerMark(s.spec.Engine)
+	return r.OwnerMark(s.spec.Engine)
 }
 
 // execLoginDrop runs a login's drop and records it in the ledger.
@@ -153,7 +184,10 @@ func (s *Server) execLoginDrop(ctx context.Context, user ddl.Username, drop ddl.
 // ledgerFinishAdopted marks done the open row of a half-made login that
 // finishHalfMade adopted.
 func (s *Server) ledgerFinishAdopted(ctx context.Context, user ddl.Username) error {
-	row, ok, err := s.ledgerLogin(ctx, user.String())
+	if !s.usesLedger() {
+		return nil
+	}
+	row, ok, err := s.mysqlProvenRow(ctx, user.String())
 	if err != nil || !ok || row.Status != ddl.LedgerOpen {
 		return err
 	}

@@ -33,10 +33,20 @@ func TestLedgerProof(t *testing.T) {
 		{"no row: an earlier version's login", ddl.LedgerRow{}, false, claim, attr(claim), claim, true},
 		{"no row, no ATTRIBUTE: a principal", ddl.LedgerRow{}, false, "@1700000000", "", "@1700000000", false},
 	} {
-		v, hint := loginValueOf(c.row, c.hasRow, c.catalog, c.attr)
+		var rows []ddl.LedgerRow
+		if c.hasRow {
+			rows = []ddl.LedgerRow{c.row}
+		}
+		v, hint := loginValueOf(rows, c.catalog, c.attr)
 		if v != c.wantV || hint != c.wantHint {
 			t.Errorf("%s: loginValueOf = %q, %v; want %q, %v", c.name, v, hint, c.wantV, c.wantHint)
 		}
+	}
+	// A stale open row (killed before its CREATE USER) stays behind an
+	// older proven one.
+	stale := []ddl.LedgerRow{{Claim: other, Status: ddl.LedgerOpen}, {Claim: claim, Status: ddl.LedgerDone}}
+	if v, hint := loginValueOf(stale, claim, attr(claim)); v != claim || hint {
+		t.Errorf("a stale open row shadows the done one: %q, %v", v, hint)
 	}
 	for _, c := range []struct {
 		v    Verdict

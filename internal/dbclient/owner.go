@@ -118,11 +118,11 @@ func (s *Server) loginValue(ctx context.Context, user ddl.Username) (v string, h
 		return "", false, false, s.readError("read login "+user.String(), err)
 	}
 	if s.usesLedger() {
-		row, hasRow, err := s.ledgerLogin(ctx, user.String())
+		rows, err := s.ledgerLogin(ctx, user.String())
 		if err != nil {
 			return "", false, false, err
 		}
-		v, hint = loginValueOf(row, hasRow, v, attr)
+		v, hint = loginValueOf(rows, v, attr)
 	}
 	return v, hint, true, nil
 }

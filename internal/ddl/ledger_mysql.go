@@ -94,19 +94,18 @@ func LedgerLoginDropped(owner Username) Statement {
 		mysqlLiteral(owner.s), " AND status IN ('", LedgerOpen, "', '", LedgerDone, "')").done()
 }
 
-// LedgerLoginsQuery reads the newest live row of every login (refreshes:
-// one query per server for all owners). Columns: object, claim, db,
-// from_claim, status.
-const LedgerLoginsQuery = "SELECT l.object, l.claim, l.db, l.from_claim, l.status FROM " + ledgerTable + " l " +
-	"JOIN (SELECT object, MAX(seq) AS seq FROM " + ledgerTable + " WHERE kind = 'login' AND status IN ('" +
-	LedgerOpen + "', '" + LedgerDone + "') GROUP BY object) n ON n.seq = l.seq"
+// LedgerLoginsQuery reads the live rows (open, done) of every login,
+// newest first (refreshes: one query per server for all owners). Columns:
+// object, claim, db, from_claim, status.
+const LedgerLoginsQuery = "SELECT object, claim, db, from_claim, status FROM " + ledgerTable +
+	" WHERE kind = 'login' AND status IN ('" + LedgerOpen + "', '" + LedgerDone + "') ORDER BY seq DESC"
 
 // LedgerLoginQuery is LedgerLoginsQuery for one login (checks before a
 // write read directly): parameter the login's name.
 const LedgerLoginQuery = "SELECT object, claim, db, from_claim, status FROM " + ledgerTable +
-	" WHERE kind = 'login' AND object = ? AND status IN ('" + LedgerOpen + "', '" + LedgerDone + "') ORDER BY seq DESC LIMIT 1"
+	" WHERE kind = 'login' AND object = ? AND status IN ('" + LedgerOpen + "', '" + LedgerDone + "') ORDER BY seq DESC"
 
-// LedgerRow is one login's newest live ledger row, as read.
+// LedgerRow is one live ledger row of a login, as read.
 type LedgerRow struct {
 	Claim    string
 	Database string
