@@ -38,6 +38,13 @@ resource "tenantdb_tenant_owner" "o" {
 // of one row, written by the owner.
 func (s accServer) trustTenant(t *testing.T, prefix, policy string) (w *cliWorkspace, db, owner, grantee string) {
 	t.Helper()
+	return s.trustTenantOn(t, s.serverHCL(""), prefix, policy)
+}
+
+// trustTenantOn is trustTenant with the given tenantdb_db_server "main"
+// (and provider block), serverHCL.
+func (s accServer) trustTenantOn(t *testing.T, serverHCL, prefix, policy string) (w *cliWorkspace, db, owner, grantee string) {
+	t.Helper()
 	db, owner, grantee = uniqueName(prefix), uniqueName(prefix+"o"), uniqueName(prefix+"g")
 	t.Cleanup(func() {
 		s.dropDatabase(t, db)
@@ -45,7 +52,7 @@ func (s accServer) trustTenant(t *testing.T, prefix, policy string) (w *cliWorks
 	})
 	s.principal(t, grantee)
 	w = newCLIWorkspace(t)
-	w.write(s.serverHCL("") + strings.Replace(trustHCL(db, owner, grantee, ""), `"delete"`, strconv.Quote(policy), 1))
+	w.write(serverHCL + strings.Replace(trustHCL(db, owner, grantee, ""), `"delete"`, strconv.Quote(policy), 1))
 	w.run("apply", "-auto-approve").mustSucceed(t, "create the tenant")
 	if err := s.as(owner, trustOwnerPW, db, "CREATE TABLE "+s.table(db, "t")+" (v int)",
 		"INSERT INTO "+s.table(db, "t")+" VALUES (42)"); err != nil {

@@ -41,35 +41,15 @@ func (s accServer) ownAdmin(t *testing.T, name string) testserver.Login {
 // ownServerHCL is the provider block and a tenantdb_db_server "main" named
 // name that connects as username.
 func (s accServer) ownServerHCL(name, username string) string {
-	return caCertsHCL(map[string]string{name: s.CAPEM}) + fmt.Sprintf(`
-resource "tenantdb_db_server" "main" {
-  name     = %q
-  engine   = %q
-  host     = %q
-  port     = %d
-  username = %q
-  tls      = "verify-full"
-}
-`, name, s.Engine, s.Host, s.Port, username)
+	return caCertsHCL(map[string]string{name: s.CAPEM}) + strings.Replace(s.serverResourceHCL("main", name, s.Port, ""),
+		fmt.Sprintf("username = %q", s.Admin.Username), fmt.Sprintf("username = %q", username), 1)
 }
 
-// ownTenant applies a tenant (database under delete, its owner, a grant of
-// SELECT) through an admin of its own; the owner writes a row.
+// ownTenant is trustTenant (deletion_policy delete) through an admin of
+// its own.
 func (s accServer) ownTenant(t *testing.T, server, admin, prefix string) (w *cliWorkspace, db, owner, grantee string) {
 	t.Helper()
-	db, owner, grantee = uniqueName(prefix), uniqueName(prefix+"o"), uniqueName(prefix+"g")
-	t.Cleanup(func() {
-		s.dropDatabase(t, db)
-		s.dropLogins(t, owner, grantee)
-	})
-	s.principal(t, grantee)
-	w = newCLIWorkspace(t)
-	w.write(s.ownServerHCL(server, admin) + trustHCL(db, owner, grantee, ""))
-	w.run("apply", "-auto-approve").mustSucceed(t, "create the tenant")
-	if err := s.as(owner, trustOwnerPW, db, "CREATE TABLE "+s.table(db, "t")+" (v int)",
-		"INSERT INTO "+s.table(db, "t")+" VALUES (42)"); err != nil {
-		t.Fatalf("the owner cannot write its database: %v", err)
-	}
+	w, db, owner, grantee = s.trustTenantOn(t, s.ownServerHCL(server, admin), prefix, "delete")
 	s.requireReads(t, db, owner, grantee, "after the create")
 	return w, db, owner, grantee
 }
@@ -324,14 +304,7 @@ resource "tenantdb_tenant_owner" "o" {
 func TestAccMySQLProofs_ownerRewritesAttribute(t *testing.T) {
 	s := testAccServer(t, testserver.KindMySQL)
 	w, db, owner, grantee := s.trustTenant(t, "pattr", "retain")
-	rewrite := fmt.Sprintf(`ALTER USER '%s'@'%%' IDENTIFIED BY '%s' ATTRIBUTE '{"tenantdb": "tenantdb:%s"}'`,
-		owner, trustOwnerNewPW, strings.Repeat("f", 32))
-	if err := s.as(owner, trustOwnerPW, db, rewrite); err != nil {
-		t.Fatalf("the owner cannot rewrite its own ATTRIBUTE (the event this test is about): %v", err)
-	}
-	if a := s.userAttribute(t, owner); !strings.Contains(a, strings.Repeat("f", 32)) {
-		t.Fatalf("the owner's ATTRIBUTE is %q, not the rewritten one", a)
-	}
+	s.rewriteAttribute(t, owner, db, strings.Repeat("f", 32))
 	plan := w.run("plan").mustSucceed(t, "plan after the owner rewrote its ATTRIBUTE")
 	plan.forbidDiag(t, "DriftDetected")
 	if !w.stateHas("tenantdb_tenant_owner") {
@@ -358,6 +331,19 @@ func TestAccMySQLProofs_ownerRewritesAttribute(t *testing.T) {
 	if err := s.super(t, "").QueryRow("SELECT COUNT(*) FROM "+s.ident(ddl.LedgerDatabase)+".claims WHERE object = ? AND status = 'dropped'",
 		owner).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("the ledger does not record the owner's drop: %d rows, %v", n, err)
+	}
+}
+
+// rewriteAttribute: the owner sets its own password to trustOwnerNewPW
+// and, with it, its ATTRIBUTE's claim to tenantdb:<hex32> (32 hex digits).
+func (s accServer) rewriteAttribute(t *testing.T, owner, db, hex32 string) {
+	t.Helper()
+	if err := s.as(owner, trustOwnerPW, db, fmt.Sprintf(`ALTER USER '%s'@'%%' IDENTIFIED BY '%s' ATTRIBUTE '{"tenantdb": "tenantdb:%s"}'`,
+		owner, trustOwnerNewPW, hex32)); err != nil {
+		t.Fatalf("the owner cannot rewrite its own ATTRIBUTE (the event this test is about): %v", err)
+	}
+	if a := s.userAttribute(t, owner); !strings.Contains(a, hex32) {
+		t.Fatalf("the owner's ATTRIBUTE is %q, not the rewritten one", a)
 	}
 }
 
@@ -400,10 +386,7 @@ func TestAccMySQLProofs_earlierLoginGetsLedgerRow(t *testing.T) {
 	}
 	requireQuietPlan(t, w, "a plan after the login was recorded")
 
-	if err := s.as(owner, trustOwnerPW, db, fmt.Sprintf(`ALTER USER '%s'@'%%' IDENTIFIED BY '%s' ATTRIBUTE '{"tenantdb": "tenantdb:%s"}'`,
-		owner, trustOwnerNewPW, strings.Repeat("e", 32))); err != nil {
-		t.Fatal(err)
-	}
+	s.rewriteAttribute(t, owner, db, strings.Repeat("e", 32))
 	requireQuietPlan(t, w, "a plan after the owner rewrote its ATTRIBUTE")
 	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
 	s.requireOffboarded(t, db, owner, trustOwnerNewPW, grantee)
@@ -422,10 +405,7 @@ func TestAccMySQLProofs_earlierLoginRewritesAttribute(t *testing.T) {
 	s := testAccServer(t, testserver.KindMySQL)
 	w, db, owner, grantee := s.trustTenant(t, "plegr", "retain")
 	s.forgetLedgerRows(t, owner)
-	if err := s.as(owner, trustOwnerPW, db, fmt.Sprintf(`ALTER USER '%s'@'%%' IDENTIFIED BY '%s' ATTRIBUTE '{"tenantdb": "tenantdb:%s"}'`,
-		owner, trustOwnerNewPW, strings.Repeat("d", 32))); err != nil {
-		t.Fatal(err)
-	}
+	s.rewriteAttribute(t, owner, db, strings.Repeat("d", 32))
 	w.run("plan").mustSucceed(t, "plan").requireDiag(t, "warning", "DriftDetected: ")
 	if !w.stateHas("tenantdb_tenant_owner") {
 		t.Fatal("the refresh forgot the owner whose ATTRIBUTE changed")
