@@ -2,7 +2,10 @@
 
 package ddl
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // The ledger (MySQL 8.0.21+, PROOFS.md): a table in a database on each
 // server that only the admin (any admin login holding the documented
@@ -25,6 +28,23 @@ import "encoding/json"
 // NonceDatabasePrefix, so no tenant database can take its name (in any
 // case), and no grant pattern tenantdb writes for a tenant names it.
 const LedgerDatabase = NonceDatabasePrefix + "ledger"
+
+// matchesLedgerAsPattern reports whether name, read as a MySQL grant
+// pattern ("_" matches any one character, as it does in a row written
+// unescaped under partial_revokes = ON once the setting is switched off),
+// matches the ledger's name in any case: such a name is refused as a
+// tenant database, so no tenant row can ever reach the ledger.
+func matchesLedgerAsPattern(name string) bool {
+	if len(name) != len(LedgerDatabase) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] != '_' && !strings.EqualFold(name[i:i+1], LedgerDatabase[i:i+1]) {
+			return false
+		}
+	}
+	return true
+}
 
 // Ledger row statuses.
 const (

@@ -17,6 +17,14 @@ func TestLedger(t *testing.T) {
 	if _, err := NewDatabaseName(EngineMySQL, strings.ToUpper(LedgerDatabase)); err == nil {
 		t.Fatalf("%s in upper case is accepted as a tenant database name", LedgerDatabase)
 	}
+	for _, name := range []string{"tenantdb_clai__ledger", "tenantdb_claim_ledge_", "_______________________"[:len(LedgerDatabase)]} {
+		if _, err := NewDatabaseName(EngineMySQL, name); err == nil {
+			t.Errorf("%s, read as a grant pattern, matches the ledger and is accepted as a tenant database name", name)
+		}
+	}
+	if _, err := NewDatabaseName(EngineMySQL, "tenantdb_cla_m_ledgerx"); err != nil {
+		t.Errorf("a name that cannot match the ledger is refused: %v", err)
+	}
 	claim, _ := ParseClaimMark("tenantdb:" + strings.Repeat("ab", 16))
 	from := "tenantdb:" + strings.Repeat("cd", 16)
 	owner, _ := NewUsername(EngineMySQL, "acme_app")
