@@ -88,7 +88,7 @@ func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]
 	case ddl.StoresLoginMark(s.info):
 		// The ledger holds the owner marks; the login's ATTRIBUTE is a
 		// hint beside it (ledger_mysql.go).
-		q = `SELECT u.User, ` + mysqlLoginValue + `, ` + mysqlLoginAttribute + ` FROM mysql.user u WHERE u.Host = '%'`
+		q = `SELECT u.User, ` + mysqlLoginValue + `, ` + mysqlLoginAttribute + `, u.max_updates FROM mysql.user u WHERE u.Host = '%'`
 	default:
 		q = `SELECT User, '' FROM mysql.user WHERE Host = '%'`
 	}
@@ -99,18 +99,22 @@ func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]
 	out, marks, hints := map[string]string{}, map[string]ddl.OwnerMark{}, map[string]bool{}
 	err = s.queryEach(ctx, q, func() { clear(out); clear(marks); clear(hints) }, func(rows *sql.Rows) error {
 		var name, v, comment string
+		var limit uint64
 		dest := []any{&name, &v}
 		marked := s.info.Flavor == ddl.FlavorPostgres || ddl.StoresLoginMark(s.info)
 		if marked {
 			dest = append(dest, &comment)
 		}
+		if s.usesLedger() {
+			dest = append(dest, &limit)
+		}
 		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
 		if s.usesLedger() {
-			rows := ledger[name]
-			out[name], hints[name] = loginValueOf(rows, v, comment)
-			if m, ok := s.ledgerMark(rows, comment); ok {
+			rows, tr := ledger[name], loginTrace{attr: comment, limit: limit}
+			out[name], hints[name] = loginValueOf(rows, v, tr)
+			if m, ok := s.ledgerMark(rows, tr); ok {
 				marks[name] = m
 			}
 			return nil

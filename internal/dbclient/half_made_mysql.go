@@ -52,12 +52,13 @@ func (s *Server) mysqlLoginMark(ctx context.Context, user string) (ddl.OwnerMark
 }
 
 // mysqlProvenRow reads, directly, the ledger row that proves a MySQL login
-// (provenOf: the ledger is the mark; the ATTRIBUTE only corroborates an
-// open row). ok is false when none does, or the login does not exist.
+// (provenOf: the ledger is the mark; the ATTRIBUTE or the owner limit mark
+// corroborates it). ok is false when none does, or the login does not exist.
 func (s *Server) mysqlProvenRow(ctx context.Context, user string) (ddl.LedgerRow, bool, error) {
-	var attr string
+	var tr loginTrace
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
-		return q.QueryRowContext(ctx, `SELECT `+mysqlLoginAttribute+` FROM mysql.user u WHERE u.User = ? AND u.Host = '%'`, user).Scan(&attr)
+		return q.QueryRowContext(ctx, `SELECT `+mysqlLoginAttribute+`, u.max_updates FROM mysql.user u WHERE u.User = ? AND u.Host = '%'`,
+			user).Scan(&tr.attr, &tr.limit)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return ddl.LedgerRow{}, false, nil
@@ -69,7 +70,7 @@ func (s *Server) mysqlProvenRow(ctx context.Context, user string) (ddl.LedgerRow
 	if err != nil {
 		return ddl.LedgerRow{}, false, err
 	}
-	row, ok := provenOf(rows, attr)
+	row, ok := provenOf(rows, tr)
 	return row, ok, nil
 }
 

@@ -127,28 +127,44 @@ func (s *Server) loadLedgerLogins(ctx context.Context) (map[string][]ddl.LedgerR
 	return out, err
 }
 
+// loginTrace is what a MySQL login carries beside the ledger: its
+// ATTRIBUTE (which the login may rewrite) and its per-hour update limit
+// (the owner limit mark, which only an account with CREATE USER can set).
+type loginTrace struct {
+	attr  string
+	limit uint64
+}
+
 // provenOf is the newest of a login's live rows (newest first) that
-// proves the login whose ATTRIBUTE is attr (provenRow): an open row whose
-// CREATE USER never ran (a kill right after it) stays behind an older
-// proven one.
-func provenOf(rows []ddl.LedgerRow, attr string) (ddl.LedgerRow, bool) {
+// proves the login (provenRow): an open row whose CREATE USER never ran (a
+// kill right after it) stays behind an older proven one.
+func provenOf(rows []ddl.LedgerRow, tr loginTrace) (ddl.LedgerRow, bool) {
 	for _, r := range rows {
-		if provenRow(r, attr) {
+		if provenRow(r, tr) {
 			return r, true
 		}
 	}
 	return ddl.LedgerRow{}, false
 }
 
-// provenRow reports whether a ledger row proves the login whose ATTRIBUTE
-// is attr: a done row always (the admin wrote it after the create ran to
-// its end; what the login later wrote in its ATTRIBUTE changes nothing);
-// an open row only when the ATTRIBUTE carries its claim, which no one but
-// tenantdb's CREATE USER could have written there before the login
-// existed (the row is written before the CREATE USER, which may never
-// have run).
-func provenRow(r ddl.LedgerRow, attr string) bool {
-	return r.Status == ddl.LedgerDone || (r.Status == ddl.LedgerOpen && ddl.MySQLAttributeClaim(attr) == r.Claim)
+// provenRow reports whether a ledger row proves the login with trace tr.
+// An open row: only when the ATTRIBUTE carries its claim, which no one but
+// tenantdb's CREATE USER could have written there before the login existed
+// (the row is written before the CREATE USER, which may never have run).
+// A done row: when the ATTRIBUTE carries its claim, or the login carries
+// the owner limit mark of the row's database (admin-only: so the login
+// rewriting its ATTRIBUTE changes nothing, issue 43 item 2, while a login
+// a DBA dropped and made again by hand, which has neither, is not taken
+// for the one the row records).
+func provenRow(r ddl.LedgerRow, tr loginTrace) bool {
+	if ddl.MySQLAttributeClaim(tr.attr) == r.Claim {
+		return r.Status == ddl.LedgerDone || r.Status == ddl.LedgerOpen
+	}
+	if r.Status != ddl.LedgerDone {
+		return false
+	}
+	db, err := ddl.NewDatabaseName(ddl.EngineMySQL, r.Database)
+	return err == nil && tr.limit == ddl.OwnerLimitMark(db)
 }
 
 // loginValueOf is a MySQL 8.0.21+ login's identity value: the claim of
@@ -156,8 +172,8 @@ func provenRow(r ddl.LedgerRow, attr string) bool {
 // gives (the ATTRIBUTE's claim of a login an earlier version made, a hint;
 // or "@" and the time its password was set). hint is true when the value
 // is an ATTRIBUTE's claim the ledger does not back.
-func loginValueOf(rows []ddl.LedgerRow, catalogValue, attr string) (v string, hint bool) {
-	if r, ok := provenOf(rows, attr); ok {
+func loginValueOf(rows []ddl.LedgerRow, catalogValue string, tr loginTrace) (v string, hint bool) {
+	if r, ok := provenOf(rows, tr); ok {
 		return r.Claim, false
 	}
 	_, isClaim := ddl.ParseClaimMark(catalogValue)
@@ -165,8 +181,8 @@ func loginValueOf(rows []ddl.LedgerRow, catalogValue, attr string) (v string, hi
 }
 
 // ledgerMark is the owner mark a login's proven ledger row gives it.
-func (s *Server) ledgerMark(rows []ddl.LedgerRow, attr string) (ddl.OwnerMark, bool) {
-	r, ok := provenOf(rows, attr)
+func (s *Server) ledgerMark(rows []ddl.LedgerRow, tr loginTrace) (ddl.OwnerMark, bool) {
+	r, ok := provenOf(rows, tr)
 	if !ok {
 		return ddl.OwnerMark{}, false
 	}

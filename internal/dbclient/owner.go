@@ -95,7 +95,7 @@ const mysqlLoginValue = `COALESCE((SELECT JSON_UNQUOTE(JSON_EXTRACT(a.ATTRIBUTE,
 // true when it is a MySQL ATTRIBUTE's claim the ledger does not back
 // (loginValueOf).
 func (s *Server) loginValue(ctx context.Context, user ddl.Username) (v string, hint, found bool, err error) {
-	var attr string
+	var tr loginTrace
 	err = s.query(ctx, func(ctx context.Context, db queryer) error {
 		switch s.info.Flavor {
 		case ddl.FlavorPostgres:
@@ -108,8 +108,8 @@ func (s *Server) loginValue(ctx context.Context, user ddl.Username) (v string, h
 		if !ddl.StoresLoginMark(s.info) {
 			return db.QueryRowContext(ctx, `SELECT '' FROM mysql.user WHERE User = ? AND Host = '%'`, user.String()).Scan(&v)
 		}
-		return db.QueryRowContext(ctx, `SELECT `+mysqlLoginValue+`, `+mysqlLoginAttribute+` FROM mysql.user u WHERE u.User = ? AND u.Host = '%'`,
-			user.String()).Scan(&v, &attr)
+		return db.QueryRowContext(ctx, `SELECT `+mysqlLoginValue+`, `+mysqlLoginAttribute+`, u.max_updates FROM mysql.user u WHERE u.User = ? AND u.Host = '%'`,
+			user.String()).Scan(&v, &tr.attr, &tr.limit)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, false, nil
@@ -122,7 +122,7 @@ func (s *Server) loginValue(ctx context.Context, user ddl.Username) (v string, h
 		if err != nil {
 			return "", false, false, err
 		}
-		v, hint = loginValueOf(rows, v, attr)
+		v, hint = loginValueOf(rows, v, tr)
 	}
 	return v, hint, true, nil
 }
