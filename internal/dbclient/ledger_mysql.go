@@ -53,6 +53,20 @@ func (s *Server) ledgerOpen(ctx context.Context, claim ddl.ClaimMark, user ddl.U
 	return nil
 }
 
+// loginExistsBeforeClaim reads, on a server with the ledger, whether an
+// owner claim's login exists already: the claim then writes nothing (no
+// ledger row, no CREATE USER) and the login is judged by what proves it
+// (finishHalfMade). Elsewhere false: the CREATE USER itself is the check.
+// The CREATE USER stays a claim (no IF NOT EXISTS) for a login made in
+// between.
+func (s *Server) loginExistsBeforeClaim(ctx context.Context, user ddl.Username) (bool, error) {
+	if !s.usesLedger() {
+		return false, nil
+	}
+	_, found, err := s.LoginIdentity(ctx, user)
+	return found, err
+}
+
 // ledgerSet moves claim's row to status.
 func (s *Server) ledgerSet(ctx context.Context, claim ddl.ClaimMark, status string) error {
 	if !s.usesLedger() || claim.IsZero() {

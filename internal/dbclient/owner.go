@@ -328,9 +328,21 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		}
 		// PostgreSQL: one transaction, so a failure leaves no login.
 		plan = ddl.MarkOwnerPlan(s.dialect(), plan, user, mark)
-		// MySQL: the ledger's row first (write-ahead), so an apply killed
-		// at any point after the CREATE USER leaves a claim the next apply
-		// can prove its own (ledger_mysql.go).
+		// MySQL: a login that exists is judged before anything is written
+		// (finished when the ledger proves it this resource's half-made
+		// work, refused otherwise, no statement sent); then the ledger's
+		// row first (write-ahead), so an apply killed at any point after
+		// the CREATE USER leaves a claim the next apply can prove its own
+		// (ledger_mysql.go).
+		if exists, err := s.loginExistsBeforeClaim(ctx, user); err != nil || exists {
+			if err == nil {
+				err = s.finishHalfMade(ctx, user, mark, "", pw, plan)
+			}
+			if err == nil {
+				id, err = s.readNewIdentity(settling(ctx), user)
+			}
+			return err
+		}
 		if err := s.ledgerOpen(ctx, claim, user, db, "", privs); err != nil {
 			return err
 		}

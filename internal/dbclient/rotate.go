@@ -59,11 +59,21 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 		// PostgreSQL: the handover is one transaction, so a failure (a
 		// lock, a timeout, a kill) leaves the old login owning everything.
 		handover = ddl.MarkOwnerPlan(s.dialect(), handover, new, mark)
-		// MySQL: the ledger's row first (write-ahead, ledger_mysql.go).
-		if err := s.ledgerOpen(ctx, claim, new, db, from, privs); err != nil {
+		// MySQL: a new login that exists is judged before anything is
+		// written; then the ledger's row first (write-ahead,
+		// ledger_mysql.go).
+		exists, err := s.loginExistsBeforeClaim(ctx, new)
+		if err != nil {
 			return err
 		}
-		if err := s.exec(ctx, handover); err != nil {
+		if exists {
+			if err := s.finishHalfMade(ctx, new, mark, rotatedFrom, pw, handover); err != nil {
+				return err
+			}
+			claim = ddl.ClaimMark{} // finishHalfMade closed the adopted claim's row
+		} else if err := s.ledgerOpen(ctx, claim, new, db, from, privs); err != nil {
+			return err
+		} else if err := s.exec(ctx, handover); err != nil {
 			if !isUserExists(err) {
 				return err
 			}
