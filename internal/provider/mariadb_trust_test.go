@@ -23,7 +23,13 @@ const trustOwnerPW, trustOwnerNewPW = "Owner-pw-1", "Tenant-own-pw-2"
 // trustHCL is a tenant database under deletion_policy = "delete", its
 // owner, and a grant of SELECT to grantee.
 func trustHCL(db, owner, grantee, dbExtra string) string {
-	return deleteDatabaseHCL(db, dbExtra) + fmt.Sprintf(`
+	return deleteDatabaseHCL(db, dbExtra) + trustOwnerHCL(owner) + grantHCL("g", "tenantdb_tenant_database.t.name", grantee, `["SELECT"]`, "  depends_on = [tenantdb_tenant_owner.o]")
+}
+
+// trustOwnerHCL is the owner block of trustHCL: owner, of
+// tenantdb_tenant_database.t, with trustOwnerPW.
+func trustOwnerHCL(owner string) string {
+	return fmt.Sprintf(`
 resource "tenantdb_tenant_owner" "o" {
   server              = tenantdb_db_server.main.ref
   database            = tenantdb_tenant_database.t.name
@@ -31,7 +37,7 @@ resource "tenantdb_tenant_owner" "o" {
   password_wo         = %q
   password_wo_version = 1
 }
-`, owner, trustOwnerPW) + grantHCL("g", "tenantdb_tenant_database.t.name", grantee, `["SELECT"]`, "  depends_on = [tenantdb_tenant_owner.o]")
+`, owner, trustOwnerPW)
 }
 
 // trustTenant applies trustHCL under deletion_policy policy, with a table

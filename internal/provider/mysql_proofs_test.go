@@ -262,15 +262,7 @@ func TestAccMySQLProofs_selfWrittenOpenMark(t *testing.T) {
 		}
 
 		w := newCLIWorkspace(t)
-		w.write(s.serverHCL("") + deleteDatabaseHCL(db, "") + fmt.Sprintf(`
-resource "tenantdb_tenant_owner" "o" {
-  server              = tenantdb_db_server.main.ref
-  database            = tenantdb_tenant_database.t.name
-  username            = %q
-  password_wo         = %q
-  password_wo_version = 1
-}
-`, login, trustOwnerPW))
+		w.write(s.serverHCL("") + deleteDatabaseHCL(db, "") + trustOwnerHCL(login))
 		mark := s.MarkLog(t)
 		w.run("apply", "-auto-approve").mustFail(t, "declaring the self-marked login as owner").
 			requireDiag(t, "error", "PreExistingOwnerUser: ")
