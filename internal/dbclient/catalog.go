@@ -32,6 +32,10 @@ type catalog struct {
 	// serverID is the server-level part of identities (PostgreSQL's system
 	// identifier, MySQL 8's server_uuid), read once per process.
 	serverID string
+
+	// ledgerReady: this process has made sure the ledger exists
+	// (ledger_mysql.go).
+	ledgerReady bool
 }
 
 // catalogDatabase serves one database from the snapshot, loading it when

@@ -23,6 +23,7 @@ type accountsSnapshot struct {
 	loginsAt time.Time
 	logins   map[string]string        // login name → LoginIdentity's raw value
 	marks    map[string]ddl.OwnerMark // PostgreSQL, MySQL 8.0.21+: login name → its owner mark, for logins that carry one
+	hints    map[string]bool          // MySQL 8.0.21+: logins whose identity value is an ATTRIBUTE the ledger does not back
 
 	grantsAt time.Time
 	grants   map[[2]string][]string // MySQL: (User, Db pattern) → mysql.db values, columns as mysqlDBColumns
@@ -47,14 +48,23 @@ func (s *Server) snapshotLoginValue(ctx context.Context, user ddl.Username) (str
 	defer c.mu.Unlock()
 	a := &c.accounts
 	if a.logins == nil || time.Since(a.loginsAt) > catalogTTL {
-		logins, marks, err := s.loadLogins(ctx)
+		logins, marks, hints, err := s.loadLogins(ctx)
 		if err != nil {
 			return "", false, s.readError("read the logins", err)
 		}
-		a.logins, a.marks, a.loginsAt = logins, marks, time.Now()
+		a.logins, a.marks, a.hints, a.loginsAt = logins, marks, hints, time.Now()
 	}
 	v, found := a.logins[user.String()]
 	return v, found, nil
+}
+
+// snapshotHint reports whether the snapshot's identity value of user is
+// only a hint (loginValueOf); read after snapshotLoginValue.
+func (s *Server) snapshotHint(user ddl.Username) bool {
+	c := &s.catalog
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.accounts.hints[user.String()]
 }
 
 // snapshotMarks returns the logins snapshot's owner marks and identity
@@ -66,7 +76,7 @@ func (s *Server) snapshotMarks() (marks map[string]ddl.OwnerMark, logins map[str
 	return c.accounts.marks, c.accounts.logins
 }
 
-func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]ddl.OwnerMark, error) {
+func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]ddl.OwnerMark, map[string]bool, error) {
 	var q string
 	switch {
 	case s.info.Flavor == ddl.FlavorPostgres:
@@ -76,21 +86,38 @@ func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]
 	case s.info.Flavor == ddl.FlavorMariaDB:
 		q = `SELECT User, COALESCE(JSON_VALUE(Priv, '$.password_last_changed'), '') FROM mysql.global_priv WHERE Host = '%'`
 	case ddl.StoresLoginMark(s.info):
-		// The login's ATTRIBUTE holds its owner mark (ddl.ParseMySQLOwnerMark).
-		q = `SELECT u.User, ` + mysqlLoginValue + `, ` + mysqlLoginAttribute + ` FROM mysql.user u WHERE u.Host = '%'`
+		// The ledger holds the owner marks; the login's ATTRIBUTE is a
+		// hint beside it (ledger_mysql.go).
+		q = `SELECT u.User, ` + mysqlLoginValue + `, ` + mysqlLoginAttribute + `, u.max_updates FROM mysql.user u WHERE u.Host = '%'`
 	default:
 		q = `SELECT User, '' FROM mysql.user WHERE Host = '%'`
 	}
-	out, marks := map[string]string{}, map[string]ddl.OwnerMark{}
-	err := s.queryEach(ctx, q, func() { clear(out); clear(marks) }, func(rows *sql.Rows) error {
+	ledger, err := s.loadLedgerLogins(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	out, marks, hints := map[string]string{}, map[string]ddl.OwnerMark{}, map[string]bool{}
+	err = s.queryEach(ctx, q, func() { clear(out); clear(marks); clear(hints) }, func(rows *sql.Rows) error {
 		var name, v, comment string
+		var limit uint64
 		dest := []any{&name, &v}
 		marked := s.info.Flavor == ddl.FlavorPostgres || ddl.StoresLoginMark(s.info)
 		if marked {
 			dest = append(dest, &comment)
 		}
+		if s.usesLedger() {
+			dest = append(dest, &limit)
+		}
 		if err := rows.Scan(dest...); err != nil {
 			return err
+		}
+		if s.usesLedger() {
+			rows, tr := ledger[name], loginTrace{attr: comment, limit: limit}
+			out[name], hints[name] = loginValueOf(rows, v, tr)
+			if m, ok := s.ledgerMark(rows, tr); ok {
+				marks[name] = m
+			}
+			return nil
 		}
 		out[name] = v
 		if m, ok := parseLoginMark(s.info, comment); marked && ok {
@@ -98,7 +125,7 @@ func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]
 		}
 		return nil
 	})
-	return out, marks, err
+	return out, marks, hints, err
 }
 
 // snapshotGrantRow serves one mysql.db row's values from the snapshot;

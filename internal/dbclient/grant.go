@@ -37,6 +37,9 @@ type GrantState struct {
 	// principal's grant rows for its name are still there (DatabaseFound
 	// is false; Identity.Database is empty).
 	RowsOutliveDatabase bool
+	// PrincipalHint: Identity.Principal is a MySQL ATTRIBUTE the ledger
+	// does not back (compare it with HintedVerdict).
+	PrincipalHint bool
 	// Shallow: read by the shallow PostgreSQL refresh (grant_shallow.go):
 	// Held has the database-level privileges only.
 	Shallow bool
@@ -116,7 +119,7 @@ func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 // principal leaves st as it is.
 func (s *Server) readFromSnapshots(ctx context.Context, st GrantState, user ddl.Username,
 	held func(context.Context) ([]ddl.Privilege, error)) (GrantState, error) {
-	pid, found, err := s.loginIdentity(ctx, user, true)
+	pid, hint, found, err := s.loginIdentityHint(ctx, user, true)
 	if err != nil || !found {
 		return st, err
 	}
@@ -124,7 +127,7 @@ func (s *Server) readFromSnapshots(ctx context.Context, st GrantState, user ddl.
 	if err != nil {
 		return st, err
 	}
-	st.PrincipalFound, st.Identity.Principal = true, pid
+	st.PrincipalFound, st.Identity.Principal, st.PrincipalHint = true, pid, hint
 	st.Held = ddl.HeldEverywhere(privs)
 	return st, nil
 }

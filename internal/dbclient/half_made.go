@@ -113,7 +113,7 @@ func (s *Server) finishHalfMade(ctx context.Context, user ddl.Username, want ddl
 	if err := s.exec(ctx, finish); err != nil {
 		return &finishHalfMadeError{user: user, err: err}
 	}
-	return nil
+	return s.ledgerFinishAdopted(ctx, user)
 }
 
 // finishHalfMadeError: finishing an adopted half-made login failed; the

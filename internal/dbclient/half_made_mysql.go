@@ -38,22 +38,40 @@ func parseLoginMark(info ddl.ServerInfo, text string) (ddl.OwnerMark, bool) {
 	return ddl.ParseMySQLOwnerMark(text)
 }
 
-// mysqlLoginMark reads the ATTRIBUTE of a MySQL login, directly (a check
-// before a write); ok is false when it carries no owner mark or does not
-// exist.
+// mysqlLoginMark reads the owner mark of a MySQL login, directly (a check
+// before a write): its proven ledger row (ledger_mysql.go). ok is false
+// when it has none (a login an earlier version made, whatever its
+// ATTRIBUTE says, or one that does not exist).
 func (s *Server) mysqlLoginMark(ctx context.Context, user string) (ddl.OwnerMark, bool, error) {
-	var attr string
+	row, ok, err := s.mysqlProvenRow(ctx, user)
+	if err != nil || !ok {
+		return ddl.OwnerMark{}, false, err
+	}
+	mark, ok := row.OwnerMark(s.spec.Engine)
+	return mark, ok, nil
+}
+
+// mysqlProvenRow reads, directly, the ledger row that proves a MySQL login
+// (provenOf: the ledger is the mark; the ATTRIBUTE or the owner limit mark
+// corroborates it). ok is false when none does, or the login does not exist.
+func (s *Server) mysqlProvenRow(ctx context.Context, user string) (ddl.LedgerRow, bool, error) {
+	var tr loginTrace
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
-		return q.QueryRowContext(ctx, `SELECT `+mysqlLoginAttribute+` FROM mysql.user u WHERE u.User = ? AND u.Host = '%'`, user).Scan(&attr)
+		return q.QueryRowContext(ctx, `SELECT `+mysqlLoginAttribute+`, u.max_updates FROM mysql.user u WHERE u.User = ? AND u.Host = '%'`,
+			user).Scan(&tr.attr, &tr.limit)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
-		return ddl.OwnerMark{}, false, nil
+		return ddl.LedgerRow{}, false, nil
 	}
 	if err != nil {
-		return ddl.OwnerMark{}, false, s.readError("read the mark of login "+user, err)
+		return ddl.LedgerRow{}, false, s.readError("read the mark of login "+user, err)
 	}
-	mark, ok := ddl.ParseMySQLOwnerMark(attr)
-	return mark, ok, nil
+	rows, err := s.ledgerLogin(ctx, user)
+	if err != nil {
+		return ddl.LedgerRow{}, false, err
+	}
+	row, ok := provenOf(rows, tr)
+	return row, ok, nil
 }
 
 // mysqlClaimOf is the claim mark of a MySQL login identity

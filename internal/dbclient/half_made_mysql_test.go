@@ -18,8 +18,11 @@ import (
 // adopts it (its password set again from the configuration, its grant, the
 // done mark). Anything else under the name is refused and left as found: a
 // done mark (PreExistingOwnerUser with the import block), an open mark of
-// another database, an open mark of a rotation from another login. The
-// login itself cannot reopen or forge its mark (1227).
+// another database, an open mark of a rotation from another login, and an
+// open mark the login wrote into its own ATTRIBUTE with a password change
+// (issue 43: the ledger's row, written before the CREATE USER, is the
+// mark; the ATTRIBUTE only corroborates it). The login cannot change its
+// ATTRIBUTE alone (1227).
 func TestHalfMadeMySQL_adoptionRules(t *testing.T) {
 	t.Parallel()
 	if !strings.Contains(","+strings.Join(engines, ",")+",", ",mysql,") {
@@ -45,7 +48,13 @@ func TestHalfMadeMySQL_adoptionRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		create := ddl.MarkOwnerPlan(d, ddl.CreateMarkedOwner(d, markDB, user, mustPassword(t, pw), privs, ddl.NewClaimMark()), user, mark)
+		claim := ddl.NewClaimMark()
+		create := ddl.MarkOwnerPlan(d, ddl.CreateMarkedOwner(d, markDB, user, mustPassword(t, pw), privs, claim), user, mark)
+		// The ledger's open row, then the CREATE USER: what ClaimOwner
+		// runs before the kill (the ledger is written first).
+		if err := s.ledgerOpen(e.ctx, claim, user, markDB, from, privs); err != nil {
+			t.Fatal(err)
+		}
 		if err := s.exec(e.ctx, ddl.Plan{Statements: create.Statements[:1]}); err != nil {
 			t.Fatal(err)
 		}
@@ -125,6 +134,17 @@ func TestHalfMadeMySQL_adoptionRules(t *testing.T) {
 		user := e.newUser("hmyr")
 		halfMade(t, user, "Half-made-4", free, ddl.NewClaimMark().String())
 		refused(t, "a rotation's open login", user, "Half-made-4")
+	})
+	t.Run("open mark the login wrote itself: refused", func(t *testing.T) {
+		// Issue 43 item 1: any login may rewrite its own ATTRIBUTE bundled
+		// with a password change; without the ledger's row it is no mark.
+		user := e.newUser("hmys")
+		exec(t, e.superDB(), "CREATE USER '"+user.String()+"'@'%' IDENTIFIED BY 'Half-made-6'")
+		self := e.mustOpenAs(user.String(), "Half-made-6", "")
+		exec(t, self, "ALTER USER '"+user.String()+"'@'%' IDENTIFIED BY 'Half-made-6' ATTRIBUTE "+
+			`'{"tenantdb": "tenantdb:`+strings.Repeat("ab", 16)+`", "tenantdb_db": "`+free.String()+`", "tenantdb_status": "open"}'`)
+		self.Close()
+		refused(t, "a self-marked login", user, "Half-made-6")
 	})
 	t.Run("no mark: refused", func(t *testing.T) {
 		user := e.newUser("hmyn")

@@ -50,27 +50,36 @@ func (s *Server) LoginIdentity(ctx context.Context, user ddl.Username) (Identity
 // loginIdentity reads a login's identity, from the accounts snapshot when
 // fromSnapshot (refreshes only; checks before writes read directly).
 func (s *Server) loginIdentity(ctx context.Context, user ddl.Username, fromSnapshot bool) (Identity, bool, error) {
+	id, _, found, err := s.loginIdentityHint(ctx, user, fromSnapshot)
+	return id, found, err
+}
+
+// loginIdentityHint is loginIdentity that also says whether the identity
+// is only a hint (a MySQL ATTRIBUTE the ledger does not back): a hint
+// that differs from the recorded identity is Unproven, never Replaced.
+func (s *Server) loginIdentityHint(ctx context.Context, user ddl.Username, fromSnapshot bool) (Identity, bool, bool, error) {
 	sid, err := s.serverID(ctx)
 	if err != nil {
-		return "", false, err
+		return "", false, false, err
 	}
 	var v string
-	var found bool
+	var found, hint bool
 	if fromSnapshot {
 		v, found, err = s.snapshotLoginValue(ctx, user)
+		hint = s.snapshotHint(user)
 	} else {
-		v, found, err = s.loginValue(ctx, user)
+		v, hint, found, err = s.loginValue(ctx, user)
 	}
 	if err != nil || !found {
-		return "", false, err
+		return "", false, false, err
 	}
 	switch s.info.Flavor {
 	case ddl.FlavorPostgres:
-		return Identity("pg:" + sid + ":" + v), true, nil
+		return Identity("pg:" + sid + ":" + v), false, true, nil
 	case ddl.FlavorMariaDB:
-		return Identity("mariadb-login:" + v), true, nil
+		return Identity("mariadb-login:" + v), false, true, nil
 	}
-	return Identity("mysql-login:" + sid + ":" + v), true, nil
+	return Identity("mysql-login:" + sid + ":" + v), hint, true, nil
 }
 
 // mysqlLoginValue is a MySQL 8.0.21+ login's identity value, from mysql.user
@@ -82,10 +91,12 @@ const mysqlLoginValue = `COALESCE((SELECT JSON_UNQUOTE(JSON_EXTRACT(a.ATTRIBUTE,
     WHERE CAST(a.USER AS BINARY) = CAST(u.User AS BINARY) AND CAST(a.HOST AS BINARY) = CAST(u.Host AS BINARY)),
   CONCAT('@', COALESCE(UNIX_TIMESTAMP(u.password_last_changed), 0)))`
 
-// loginValue reads the one value a login's identity is made of.
-func (s *Server) loginValue(ctx context.Context, user ddl.Username) (string, bool, error) {
-	var v string
-	err := s.query(ctx, func(ctx context.Context, db queryer) error {
+// loginValue reads the one value a login's identity is made of; hint is
+// true when it is a MySQL ATTRIBUTE's claim the ledger does not back
+// (loginValueOf).
+func (s *Server) loginValue(ctx context.Context, user ddl.Username) (v string, hint, found bool, err error) {
+	var tr loginTrace
+	err = s.query(ctx, func(ctx context.Context, db queryer) error {
 		switch s.info.Flavor {
 		case ddl.FlavorPostgres:
 			return db.QueryRowContext(ctx, `SELECT oid::text FROM pg_roles WHERE rolname = $1`, user.String()).Scan(&v)
@@ -97,25 +108,42 @@ func (s *Server) loginValue(ctx context.Context, user ddl.Username) (string, boo
 		if !ddl.StoresLoginMark(s.info) {
 			return db.QueryRowContext(ctx, `SELECT '' FROM mysql.user WHERE User = ? AND Host = '%'`, user.String()).Scan(&v)
 		}
-		return db.QueryRowContext(ctx, `SELECT `+mysqlLoginValue+` FROM mysql.user u WHERE u.User = ? AND u.Host = '%'`,
-			user.String()).Scan(&v)
+		return db.QueryRowContext(ctx, `SELECT `+mysqlLoginValue+`, `+mysqlLoginAttribute+`, u.max_updates FROM mysql.user u WHERE u.User = ? AND u.Host = '%'`,
+			user.String()).Scan(&v, &tr.attr, &tr.limit)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, nil
+		return "", false, false, nil
 	}
 	if err != nil {
-		return "", false, s.readError("read login "+user.String(), err)
+		return "", false, false, s.readError("read login "+user.String(), err)
 	}
-	return v, true, nil
+	if s.usesLedger() {
+		rows, err := s.ledgerLogin(ctx, user.String())
+		if err != nil {
+			return "", false, false, err
+		}
+		v, hint = loginValueOf(rows, v, tr)
+	}
+	return v, hint, true, nil
 }
 
 // CheckLogin compares a login with its recorded identity.
 func (s *Server) CheckLogin(ctx context.Context, user ddl.Username, recorded Identity) (Check, error) {
-	id, found, err := s.LoginIdentity(ctx, user)
+	id, hint, found, err := s.loginIdentityHint(ctx, user, false)
 	if err != nil || !found {
 		return Check{}, err
 	}
-	return Check{Found: true, Identity: id, Verdict: CompareLogins(recorded, id)}, nil
+	return Check{Found: true, Identity: id, Verdict: HintedVerdict(CompareLogins(recorded, id), hint)}, nil
+}
+
+// HintedVerdict is a login verdict read from a hint (an ATTRIBUTE the
+// login may rewrite): it never proves another login (Replaced becomes
+// Unproven: kept, never altered or dropped, revoked on destroy).
+func HintedVerdict(v Verdict, hint bool) Verdict {
+	if hint && v == Replaced {
+		return Unproven
+	}
+	return v
 }
 
 // LoginUnprovenWhy explains an Unproven login (MariaDB): its identity is
@@ -168,6 +196,10 @@ type OwnerState struct {
 	// DatabaseInvalid: PostgreSQL marked the database invalid
 	// (invalid_database.go); only the login was read.
 	DatabaseInvalid bool
+	// Hint (MySQL 8.0.21+): Identity is the login's ATTRIBUTE, which the
+	// ledger does not back (a login an earlier version made): compare it
+	// with HintedVerdict.
+	Hint bool
 }
 
 // HalfMadeLogin is one login an interrupted rotation left.
@@ -180,11 +212,11 @@ type HalfMadeLogin struct {
 // It is a refresh read: it serves from the snapshots (catalog.go,
 // catalog_accounts.go).
 func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (*OwnerState, error) {
-	id, found, err := s.loginIdentity(ctx, user, true)
+	id, hint, found, err := s.loginIdentityHint(ctx, user, true)
 	if err != nil || !found {
 		return nil, err
 	}
-	st := &OwnerState{Identity: id}
+	st := &OwnerState{Identity: id, Hint: hint}
 	if s.info.Flavor == ddl.FlavorPostgres {
 		d, err := s.Database(ctx, db)
 		if err != nil {
@@ -318,13 +350,37 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		if err != nil {
 			return err
 		}
-		create := ddl.CreateMarkedOwner(s.dialect(), db, user, pw, privs, ddl.NewClaimMark())
+		claim := ddl.NewClaimMark()
+		create := ddl.CreateMarkedOwner(s.dialect(), db, user, pw, privs, claim)
 		plan, err := s.withAdminDefaultsHandedTo(ctx, db, user, create)
 		if err != nil {
 			return err
 		}
 		// PostgreSQL: one transaction, so a failure leaves no login.
 		plan = ddl.MarkOwnerPlan(s.dialect(), plan, user, mark)
+		// MySQL: a login that exists is judged before anything is written
+		// (finished when the ledger proves it this resource's half-made
+		// work, refused otherwise, no statement sent); then the ledger's
+		// row first (write-ahead), so an apply killed at any point after
+		// the CREATE USER leaves a claim the next apply can prove its own
+		// (ledger_mysql.go).
+		if exists, err := s.loginExistsBeforeClaim(ctx, user); err != nil || exists {
+			if err == nil {
+				// A definer a destroy kept locked is named as such
+				// (definer_kept.go), not as any finished owner.
+				err = s.definerNameRefusal(ctx, db, user)
+			}
+			if err == nil {
+				err = s.finishHalfMade(ctx, user, mark, "", pw, plan)
+			}
+			if err == nil {
+				id, err = s.readNewIdentity(settling(ctx), user)
+			}
+			return err
+		}
+		if err := s.ledgerOpen(ctx, claim, user, db, "", privs); err != nil {
+			return err
+		}
 		err = fault(faultOwnerClaimLostBefore, user.String())
 		if err != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], err)
@@ -343,11 +399,16 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 			}
 		}
 		if isUserExists(err) || isDefinerNameTaken(err) {
-			// An earlier apply of this resource, killed after its CREATE,
-			// left the login: finish it when its mark proves it ours.
+			// This claim made nothing. An earlier apply of this resource,
+			// killed after its CREATE, may have left the login: finish it
+			// when its mark proves it ours.
+			if err := s.ledgerSet(ctx, claim, ddl.LedgerVoid); err != nil {
+				return err
+			}
 			if err = s.finishHalfMade(ctx, user, mark, "", pw, plan); err != nil {
 				return err
 			}
+			claim = ddl.ClaimMark{} // finishHalfMade closed the adopted claim's row
 		}
 		if err != nil && classify(err) == classOutcomeUnknown {
 			// The connection was lost during the CREATE: settle whose the
@@ -363,6 +424,9 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 			}
 		}
 		if err != nil {
+			return err
+		}
+		if err := s.ledgerSet(settling(ctx), claim, ddl.LedgerDone); err != nil {
 			return err
 		}
 		id, err = s.readNewIdentity(settling(ctx), user)
@@ -570,7 +634,7 @@ func (s *Server) dropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		}
 		// MySQL keeps a login that defines objects: locked, and revoked
 		// when offboarding.
-		return s.keepDefiner(ctx, db, user, offboarding, s.exec(ctx, s.dialect().DropLogin(db, user)))
+		return s.keepDefiner(ctx, db, user, offboarding, s.execLoginDrop(ctx, user, s.dialect().DropLogin(db, user)))
 	})
 	return outcome, c, err
 }
@@ -589,7 +653,7 @@ func (s *Server) dropOwnerLocked(ctx context.Context, db ddl.DatabaseName, user 
 		return s.dropPostgresLogin(ctx, db, user, false)
 	}
 	// A rotation's old login MySQL keeps as a definer is only locked.
-	return s.keepDefiner(ctx, db, user, false, s.exec(ctx, s.dialect().DropLogin(db, user)))
+	return s.keepDefiner(ctx, db, user, false, s.execLoginDrop(ctx, user, s.dialect().DropLogin(db, user)))
 }
 
 // requireAdministers refuses (MissingAdminRights, naming the fix) when

@@ -51,28 +51,56 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 		if err != nil {
 			return err
 		}
-		handover, err := s.prepareRotation(ctx, db, old, new, pw, privs, takeOver)
+		claim := ddl.NewClaimMark()
+		handover, err := s.prepareRotation(ctx, db, old, new, pw, privs, takeOver, claim)
 		if err != nil {
 			return err
 		}
 		// PostgreSQL: the handover is one transaction, so a failure (a
 		// lock, a timeout, a kill) leaves the old login owning everything.
 		handover = ddl.MarkOwnerPlan(s.dialect(), handover, new, mark)
-		if err := s.exec(ctx, handover); err != nil {
+		// MySQL: a new login that exists is judged before anything is
+		// written; then the ledger's row first (write-ahead,
+		// ledger_mysql.go).
+		exists, err := s.loginExistsBeforeClaim(ctx, new)
+		if err != nil {
+			return err
+		}
+		if exists {
+			// A kept definer (one this resource rotated out: see
+			// backToPending) is named as such (definer_kept.go).
+			if refusal := s.definerNameRefusal(ctx, db, new); refusal != nil {
+				return refusal
+			}
+			if err := s.finishHalfMade(ctx, new, mark, rotatedFrom, pw, handover); err != nil {
+				return err
+			}
+			claim = ddl.ClaimMark{} // finishHalfMade closed the adopted claim's row
+		} else if err := s.ledgerOpen(ctx, claim, new, db, from, privs); err != nil {
+			return err
+		} else if err := s.exec(ctx, handover); err != nil {
 			if isDefinerNameTaken(err) {
-				// MySQL's 4006 (definer_kept.go): a kept definer (one this
-				// resource rotated out: see backToPending) or orphan objects.
+				// MySQL's 4006 (definer_kept.go): a kept definer or orphan
+				// objects naming the login.
 				if refusal := s.definerNameRefusal(ctx, db, new); refusal != nil {
 					return refusal
 				}
 			} else if !isUserExists(err) {
 				return err
 			}
-			// An earlier apply of this rotation, killed after its CREATE,
-			// left the new login: finish it when its mark proves it ours.
+			// This claim made nothing. An earlier apply of this rotation,
+			// killed after its CREATE, may have left the new login: finish
+			// it when its mark proves it ours.
+			if err := s.ledgerSet(ctx, claim, ddl.LedgerVoid); err != nil {
+				return err
+			}
 			if err := s.finishHalfMade(ctx, new, mark, rotatedFrom, pw, handover); err != nil {
 				return err
 			}
+			claim = ddl.ClaimMark{} // finishHalfMade closed the adopted claim's row
+		}
+		if err := s.ledgerSet(ctx, claim, ddl.LedgerDone); err != nil {
+			return err
 		}
 		if newID, err = s.readNewIdentity(ctx, new); err != nil {
 			return err
@@ -90,7 +118,7 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 // prepareRotation reads and checks, before any statement, what the
 // handover needs, and renders it.
 func (s *Server) prepareRotation(ctx context.Context, db ddl.DatabaseName, old, new ddl.Username, pw ddl.Password,
-	privs ddl.PrivilegeSet, takeOver bool) (ddl.Plan, error) {
+	privs ddl.PrivilegeSet, takeOver bool, claim ddl.ClaimMark) (ddl.Plan, error) {
 	var defaults ddl.DefaultACLs
 	if takeOver && s.info.Flavor == ddl.FlavorPostgres {
 		// REASSIGN OWNED needs the old owner's privileges.
@@ -102,7 +130,7 @@ func (s *Server) prepareRotation(ctx context.Context, db ddl.DatabaseName, old, 
 			return ddl.Plan{}, err
 		}
 	}
-	handover, _ := ddl.RotateOwner(s.dialect(), db, old, new, pw, privs, ddl.NewClaimMark(), takeOver, defaults)
+	handover, _ := ddl.RotateOwner(s.dialect(), db, old, new, pw, privs, claim, takeOver, defaults)
 	return handover, nil
 }
 

@@ -41,6 +41,7 @@ var serverSurface = []string{
 	"ListOwners",        // read-only: list resources
 	"LoginIdentity",
 	"MarkImportedDatabase", // writes a claim mark only while the comment is still the one recorded, under the lock
+	"RecordEarlierLogin",   // a ledger row for an earlier version's MySQL owner, only while its ATTRIBUTE names the recorded claim, under the lock
 	"Owner",
 	"OwnerMarkProves", // read-only: whether a MariaDB login carries its database's owner mark
 	"ReadGrant",

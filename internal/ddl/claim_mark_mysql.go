@@ -12,7 +12,8 @@ import (
 // named tenantdb_mark_<nonce>, created by the admin right after CREATE
 // DATABASE under the tenant's lock. What makes it proof:
 //
-//   - its DEFINER is the admin login. The tenant's owner holds ALL on its
+//   - its DEFINER is an admin login (any account holding the global CREATE
+//     ROUTINE privilege: MySQLAdminDefiners). The tenant's owner holds ALL on its
 //     database, so it may drop the procedure, alter its comment or create
 //     one of the same name after SET timestamp, but that one's DEFINER is the
 //     owner: naming another definer needs SET_ANY_DEFINER (or SUPER), 1227
@@ -93,7 +94,18 @@ func createMySQLMark(db DatabaseName, nonce string) Statement {
 // not depend on the session time zone (checked on 9.7.4).
 const MySQLMarksQuery = "SELECT ROUTINE_SCHEMA, MIN(CONCAT(SUBSTRING(ROUTINE_NAME, 15), ':', UNIX_TIMESTAMP(CREATED))) AS mark " +
 	"FROM information_schema.ROUTINES WHERE ROUTINE_TYPE = 'PROCEDURE' AND LEFT(ROUTINE_NAME, 14) = '" + MySQLMarkPrefix + "' " +
-	"AND DEFINER = CURRENT_USER() GROUP BY ROUTINE_SCHEMA"
+	"AND CAST(DEFINER AS BINARY) IN (" + MySQLAdminDefiners + ") GROUP BY ROUTINE_SCHEMA"
+
+// MySQLAdminDefiners lists, as DEFINER values ("user@host"), the accounts
+// a mark procedure may have as its DEFINER to count: those holding the
+// global CREATE ROUTINE privilege, that is every admin login with the
+// documented rights (README's GRANT blocks) and every superuser. Not
+// CURRENT_USER(): that is the account row the admin matched, which
+// changes when the admin is renamed or a DBA adds a host row for it. A
+// tenant holds only database-level rows, so it can neither be such a
+// definer nor name one (that needs SET_ANY_DEFINER): it may drop a mark,
+// never forge one.
+const MySQLAdminDefiners = "SELECT CAST(CONCAT(User, '@', Host) AS BINARY) FROM mysql.user WHERE Create_routine_priv = 'Y'"
 
 // RestoreMySQLMarkStatement is what an administrator runs, as tenantdb's
 // admin login (the DEFINER must be that login), to give a MySQL database

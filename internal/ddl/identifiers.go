@@ -87,9 +87,14 @@ func NewDatabaseName(engine Engine, s string) (DatabaseName, error) {
 		return DatabaseName{}, invalid("database name", s,
 			fmt.Sprintf("is %d bytes; PostgreSQL identifiers are at most 63 bytes and longer ones are silently truncated", len(s)))
 	}
+	if matchesLedgerAsPattern(s) && !isScratchName(s) {
+		return DatabaseName{}, invalid("database name", s, "read as a MySQL grant pattern (\"_\" matches any "+
+			"character), matches "+LedgerDatabase+", tenantdb's ledger; no tenant database may take a name whose "+
+			"privilege rows could reach it")
+	}
 	if isScratchName(s) {
 		return DatabaseName{}, invalid("database name", s, "starts with "+NonceDatabasePrefix+" (in any case), the "+
-			"namespace of the scratch databases tenantdb's PostgreSQL claims make and drop; it can never be a tenant "+
+			"namespace of the scratch databases tenantdb's PostgreSQL claims make and drop and of its MySQL ledger ("+LedgerDatabase+"); it can never be a tenant "+
 			"database, on any engine")
 	}
 	for _, sys := range systemSchemas {

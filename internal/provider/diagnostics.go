@@ -89,6 +89,7 @@ const (
 	summaryAdminTooStrong   = "Admin login holds more rights than tenantdb needs"
 	summaryConfigureType    = "Unexpected Resource Configure Type"
 	summaryMarkPlanned      = "Identity: this apply gives an imported database its claim mark"
+	summaryLedgerPlanned    = "Identity: this apply records an owner login in the ledger"
 	summaryCommentReplaced  = "Identity: the database's comment was replaced by its claim mark"
 	summaryDefinerKept      = "Owner login kept: MySQL refuses to drop a definer"
 	// A tenant's CONNECTION LIMIT kept the admin out of its database
@@ -233,6 +234,15 @@ func addMarkPlannedWarning(diags *diag.Diagnostics, object, comment string) {
 	diags.AddWarning(summaryMarkPlanned, fmt.Sprintf("%s: it was imported and carries no claim mark, so nothing tells it "+
 		"from another server's database of the same name. This apply writes a random claim mark as its comment "+
 		"(ALTER DATABASE … COMMENT 'tenantdb:…'; %s) and records it; nothing else changes, and a plan never writes it.", object, was))
+}
+
+// addLedgerPlannedWarning: the plan of a MySQL owner login an earlier
+// version made updates it in place to record it in the ledger (PROOFS.md).
+func addLedgerPlannedWarning(diags *diag.Diagnostics, object string) {
+	diags.AddWarning(summaryLedgerPlanned, fmt.Sprintf("%s: it was made by an earlier tenantdb, which identified it by "+
+		"its ATTRIBUTE alone (any MySQL login may rewrite its own). This apply records it in tenantdb's ledger "+
+		"(%s.claims, only the admin writes it), while its ATTRIBUTE still names the claim recorded in state; nothing "+
+		"else changes, and a plan never writes it.", object, ddl.LedgerDatabase))
 }
 
 // addMySQLMarkPlannedWarning is addMarkPlannedWarning for MySQL, whose

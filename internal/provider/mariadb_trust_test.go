@@ -23,7 +23,13 @@ const trustOwnerPW, trustOwnerNewPW = "Owner-pw-1", "Tenant-own-pw-2"
 // trustHCL is a tenant database under deletion_policy = "delete", its
 // owner, and a grant of SELECT to grantee.
 func trustHCL(db, owner, grantee, dbExtra string) string {
-	return deleteDatabaseHCL(db, dbExtra) + fmt.Sprintf(`
+	return deleteDatabaseHCL(db, dbExtra) + trustOwnerHCL(owner) + grantHCL("g", "tenantdb_tenant_database.t.name", grantee, `["SELECT"]`, "  depends_on = [tenantdb_tenant_owner.o]")
+}
+
+// trustOwnerHCL is the owner block of trustHCL: owner, of
+// tenantdb_tenant_database.t, with trustOwnerPW.
+func trustOwnerHCL(owner string) string {
+	return fmt.Sprintf(`
 resource "tenantdb_tenant_owner" "o" {
   server              = tenantdb_db_server.main.ref
   database            = tenantdb_tenant_database.t.name
@@ -31,12 +37,19 @@ resource "tenantdb_tenant_owner" "o" {
   password_wo         = %q
   password_wo_version = 1
 }
-`, owner, trustOwnerPW) + grantHCL("g", "tenantdb_tenant_database.t.name", grantee, `["SELECT"]`, "  depends_on = [tenantdb_tenant_owner.o]")
+`, owner, trustOwnerPW)
 }
 
 // trustTenant applies trustHCL under deletion_policy policy, with a table
 // of one row, written by the owner.
 func (s accServer) trustTenant(t *testing.T, prefix, policy string) (w *cliWorkspace, db, owner, grantee string) {
+	t.Helper()
+	return s.trustTenantOn(t, s.serverHCL(""), prefix, policy)
+}
+
+// trustTenantOn is trustTenant with the given tenantdb_db_server "main"
+// (and provider block), serverHCL.
+func (s accServer) trustTenantOn(t *testing.T, serverHCL, prefix, policy string) (w *cliWorkspace, db, owner, grantee string) {
 	t.Helper()
 	db, owner, grantee = uniqueName(prefix), uniqueName(prefix+"o"), uniqueName(prefix+"g")
 	t.Cleanup(func() {
@@ -45,7 +58,7 @@ func (s accServer) trustTenant(t *testing.T, prefix, policy string) (w *cliWorks
 	})
 	s.principal(t, grantee)
 	w = newCLIWorkspace(t)
-	w.write(s.serverHCL("") + strings.Replace(trustHCL(db, owner, grantee, ""), `"delete"`, strconv.Quote(policy), 1))
+	w.write(serverHCL + strings.Replace(trustHCL(db, owner, grantee, ""), `"delete"`, strconv.Quote(policy), 1))
 	w.run("apply", "-auto-approve").mustSucceed(t, "create the tenant")
 	if err := s.as(owner, trustOwnerPW, db, "CREATE TABLE "+s.table(db, "t")+" (v int)",
 		"INSERT INTO "+s.table(db, "t")+" VALUES (42)"); err != nil {

@@ -505,7 +505,7 @@ func restoreMarkAdvice(db ddl.DatabaseName, recorded dbclient.Identity) string {
 // and returns the identity to record.
 func (r *tenantDatabaseResource) checkMove(ctx context.Context, srv *dbclient.Server, db ddl.DatabaseName,
 	from, to serverRef, recorded dbclient.Identity, created bool) (dbclient.Identity, error) {
-	where := fmt.Sprintf("The server moved from %s to %s.", from.address(), to.address())
+	where := moved(from, to)
 	if recorded == "" && created {
 		return "", ddl.ErrIdentityMismatch(to.Name, db, where+" This resource has no recorded identity yet (state "+
 			"from an earlier tenantdb version), so nothing proves the database there is the one it created. Apply "+
@@ -525,7 +525,7 @@ func (r *tenantDatabaseResource) checkMove(ctx context.Context, srv *dbclient.Se
 	case !c.Found:
 		return "", ddl.ErrIdentityMismatch(to.Name, db, where+" No database of that name exists at the new address.")
 	case recorded != "" && c.Verdict != dbclient.Same:
-		return "", ddl.ErrIdentityMismatch(to.Name, db, where+" "+dbclient.MismatchWhy(c.Verdict))
+		return "", ddl.ErrIdentityMismatch(to.Name, db, where+" "+dbclient.MismatchWhyFor(recorded, c.Verdict))
 	}
 	return c.Identity, nil
 }
@@ -600,7 +600,7 @@ func (r *tenantDatabaseResource) Delete(ctx context.Context, req resource.Delete
 	}
 	if outcome == dbclient.NotOurs {
 		addWarning(&resp.Diagnostics, ddl.DatabaseDropSkipped, fmt.Sprintf("%s on server %q", object, ref.Name),
-			dbclient.MismatchWhy(check.Verdict)+" Nothing was dropped; the resource is removed from state.")
+			dbclient.MismatchWhyFor(recorded, check.Verdict)+" Nothing was dropped; the resource is removed from state.")
 	}
 }
 

@@ -377,7 +377,7 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 	if !importing {
 		vDB := dbclient.Compare(recorded.Database, st.Identity.Database)
-		vP := dbclient.CompareLogins(recorded.Principal, st.Identity.Principal)
+		vP := dbclient.HintedVerdict(dbclient.CompareLogins(recorded.Principal, st.Identity.Principal), st.PrincipalHint)
 		switch {
 		case recorded.Database == "" || recorded.Principal == "":
 			// Never written without both (the resource is newer than

@@ -67,7 +67,7 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"Changing `username` rotates the login create-before-drop, in place. Destroy drops the login only if this " +
 			"resource created it (`user_created`) and it is still that login; the database and its data stay. " +
 			"The login's identity (PostgreSQL: its OID; MariaDB: when its password was last set, to the second; MySQL " +
-			"8.0.21+: a claim mark kept as a user ATTRIBUTE) is recorded in private state and checked before every " +
+			"8.0.21+: a claim mark recorded in tenantdb's ledger, with the user ATTRIBUTE as a hint) is recorded in private state and checked before every " +
 			"change or drop: a login re-created by someone else is never altered or dropped (on MariaDB, one re-created " +
 			"within the same second as the original cannot be told apart; an out-of-band password reset there makes " +
 			"the login look replaced, so tenantdb then leaves it alone until it is imported again).\n\n" +
@@ -273,6 +273,10 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if _, pending, d := joinPending(ctx, req.Private); pending && !d.HasError() {
 		plan.UserCreated = types.BoolUnknown()
 	}
+	if ledgerPending(ctx, req.Private) {
+		plan.UserCreated = types.BoolUnknown()
+		addLedgerPlannedWarning(&resp.Diagnostics, fmt.Sprintf("login %q on server %q", state.Username.ValueString(), ref.Name))
+	}
 	// A retained old password is discarded by the next apply; a bump with
 	// retain_previous_password may retain one again (MySQL 8.0.14+ only).
 	plan.PreviousRetained = types.BoolValue(false)
@@ -415,7 +419,7 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 		return
 	}
 	if recorded != "" {
-		v := dbclient.CompareLogins(recorded, st.Identity)
+		v := dbclient.HintedVerdict(dbclient.CompareLogins(recorded, st.Identity), st.Hint)
 		if v == dbclient.Unproven {
 			// Its password was set since; its owner mark may still prove it ours.
 			if proven, err := srv.OwnerMarkProves(ctx, t.db, t.user); err == nil && proven {
@@ -478,6 +482,10 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 		}
 	}
 	warnUnescapedGrant(ctx, srv, t.db, t.user, &resp.Diagnostics)
+	// A login an earlier version made, still as recorded: the next apply
+	// writes its ledger row (owner_ledger_pending.go).
+	resp.Diagnostics.Append(recordLedgerPending(ctx, resp.Private,
+		st.Hint && !importing && state.UserCreated.ValueBool() && st.Identity == recorded)...)
 	resp.Diagnostics.Append(recordIdentity(ctx, resp.Private, st.Identity)...)
 	resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 }

@@ -44,6 +44,7 @@ func (r *tenantOwnerResource) Update(ctx context.Context, req resource.UpdateReq
 	}{
 		{"check the server is still the same", u.checkServerMove},
 		{"join the owner's role, as its import found needed", u.joinImportedOwnerRole},
+		{"record the login in the ledger", u.recordEarlierLogin},
 		{"revoke what a re-created database inherited", u.revokeOnRecreatedDatabase},
 		{"rotate the username", u.rotateUsername},
 		{"set the password", u.setPassword},
@@ -103,8 +104,8 @@ func (u *ownerUpdate) checkServerMove(ctx context.Context) error {
 	}
 	c, err := u.srv.CheckLogin(ctx, u.t.user, u.recorded)
 	if err == nil && (!c.Found || c.Verdict != dbclient.Same) {
-		err = ddl.ErrIdentityMismatch(u.t.ref.Name, u.t.db, fmt.Sprintf("The server moved from %s to %s, and login %q "+
-			"is not there with the recorded identity.", u.old.ref.address(), u.t.ref.address(), u.t.user))
+		err = ddl.ErrIdentityMismatch(u.t.ref.Name, u.t.db, fmt.Sprintf("%s Login %q is not there with the recorded "+
+			"identity.", moved(u.old.ref, u.t.ref), u.t.user))
 	}
 	return err
 }
@@ -122,6 +123,19 @@ func (u *ownerUpdate) joinImportedOwnerRole(ctx context.Context) error {
 		})
 	u.resp.Diagnostics.Append(diags...)
 	return err
+}
+
+// recordEarlierLogin writes the ledger row of a login an earlier version
+// made, as the refresh found needed (owner_ledger_pending.go).
+func (u *ownerUpdate) recordEarlierLogin(ctx context.Context) error {
+	if !ledgerPending(ctx, u.req.Private) {
+		return nil
+	}
+	if err := u.srv.RecordEarlierLogin(ctx, u.old.db, u.old.user, u.old.privs, u.recorded); err != nil {
+		return err
+	}
+	u.resp.Diagnostics.Append(recordLedgerPending(ctx, u.resp.Private, false)...)
+	return nil
 }
 
 // rotateUsername: create-before-drop to the new name. The old login, when

@@ -3,8 +3,10 @@
 package provider
 
 import (
+	"fmt"
 	"net"
 	"strconv"
+	"strings"
 )
 
 // address is host:port, for messages (IPv6 literals in brackets).
@@ -19,4 +21,26 @@ func (r serverRef) address() string {
 // is checked by the TLS handshake itself, and moves nothing.
 func (r serverRef) reach() [4]string {
 	return [4]string{r.Host, strconv.FormatInt(r.Port, 10), r.Username, r.TLS}
+}
+
+// moved says, in a sentence for diagnostics, what of reach changed between
+// from and to: the address, the admin login, the TLS mode ("The server
+// moved from 127.0.0.1:P to 127.0.0.1:P" named nothing that changed when
+// only the admin login did).
+func moved(from, to serverRef) string {
+	var parts []string
+	if from.address() != to.address() {
+		parts = append(parts, fmt.Sprintf("the address moved from %s to %s", from.address(), to.address()))
+	}
+	if from.Username != to.Username {
+		parts = append(parts, fmt.Sprintf("the admin login changed from %q to %q", from.Username, to.Username))
+	}
+	if from.TLS != to.TLS {
+		parts = append(parts, fmt.Sprintf("tls changed from %q to %q", from.TLS, to.TLS))
+	}
+	if len(parts) == 0 {
+		return "The server's connection changed."
+	}
+	s := strings.Join(parts, ", and ")
+	return strings.ToUpper(s[:1]) + s[1:] + "."
 }

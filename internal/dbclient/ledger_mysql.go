@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package dbclient
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// The ledger (ddl/ledger_mysql.go, PROOFS.md) on MySQL 8.0.21+: the owner
+// logins tenantdb made, written by the admin before each CREATE USER. A
+// server without it (nothing made since this version; the admin reads it
+// with its global SELECT) reads as an empty ledger: logins made by earlier
+// versions fall back to their ATTRIBUTE, as a hint (loginValueOf).
+
+// usesLedger reports whether owner claims on this server are recorded in
+// the ledger.
+func (s *Server) usesLedger() bool { return ddl.StoresLoginMark(s.info) }
+
+// ledgerMissing reports a read of a ledger that does not exist yet.
+func ledgerMissing(err error) bool {
+	c := codeOf(err)
+	return c == "mysql:1049" || c == "mysql:1146"
+}
+
+// ledgerOpen writes the open row of an owner login's claim, creating the
+// ledger the first time this process needs it. It runs before the CREATE
+// USER it records; a failure stops the claim before anything is made.
+func (s *Server) ledgerOpen(ctx context.Context, claim ddl.ClaimMark, user ddl.Username, db ddl.DatabaseName, from string, privs ddl.PrivilegeSet) error {
+	if !s.usesLedger() {
+		return nil
+	}
+	s.catalog.mu.Lock()
+	ready := s.catalog.ledgerReady
+	s.catalog.mu.Unlock()
+	plan := ddl.Plan{Statements: []ddl.Statement{ddl.LedgerOpenLogin(claim, user, db, from, privs)}}
+	if !ready {
+		plan = ddl.EnsureLedger().Append(plan)
+	}
+	err := s.exec(ctx, plan)
+	if ready && ledgerMissing(err) {
+		// Dropped since this process made sure of it: make it again.
+		err = s.exec(ctx, ddl.EnsureLedger().Append(plan))
+	}
+	if err != nil {
+		return err
+	}
+	s.catalog.mu.Lock()
+	s.catalog.ledgerReady = true
+	s.catalog.mu.Unlock()
+	return nil
+}
+
+// loginExistsBeforeClaim reads, on a server with the ledger, whether an
+// owner claim's login exists already: the claim then writes nothing (no
+// ledger row, no CREATE USER) and the login is judged by what proves it
+// (finishHalfMade). Elsewhere false: the CREATE USER itself is the check.
+// The CREATE USER stays a claim (no IF NOT EXISTS) for a login made in
+// between.
+func (s *Server) loginExistsBeforeClaim(ctx context.Context, user ddl.Username) (bool, error) {
+	if !s.usesLedger() {
+		return false, nil
+	}
+	_, found, err := s.LoginIdentity(ctx, user)
+	return found, err
+}
+
+// ledgerSet moves claim's row to status.
+func (s *Server) ledgerSet(ctx context.Context, claim ddl.ClaimMark, status string) error {
+	if !s.usesLedger() || claim.IsZero() {
+		return nil
+	}
+	return s.exec(ctx, ddl.Plan{Statements: []ddl.Statement{ddl.LedgerSetStatus(claim, status)}})
+}
+
+// ledgerDropped records that tenantdb dropped user.
+func (s *Server) ledgerDropped(ctx context.Context, user ddl.Username) error {
+	if !s.usesLedger() {
+		return nil
+	}
+	err := s.exec(ctx, ddl.Plan{Statements: []ddl.Statement{ddl.LedgerLoginDropped(user)}})
+	if ledgerMissing(err) {
+		return nil // made by an earlier version: nothing recorded
+	}
+	return err
+}
+
+// ledgerLogin reads user's live ledger rows, newest first, directly.
+func (s *Server) ledgerLogin(ctx context.Context, user string) ([]ddl.LedgerRow, error) {
+	if !s.usesLedger() {
+		return nil, nil
+	}
+	var rows []ddl.LedgerRow
+	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+		rows = nil
+		rs, err := q.QueryContext(ctx, ddl.LedgerLoginQuery, user)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var object string
+			var r ddl.LedgerRow
+			if err := rs.Scan(&object, &r.Claim, &r.Database, &r.From, &r.Status); err != nil {
+				return err
+			}
+			rows = append(rows, r)
+		}
+		return rs.Err()
+	})
+	switch {
+	case ledgerMissing(err):
+		return nil, nil
+	case err != nil:
+		return nil, s.readError("read the ledger rows of login "+user, err)
+	}
+	return rows, nil
+}
+
+// loadLedgerLogins reads every login's live ledger rows, newest first (the
+// accounts snapshot: one query per server).
+func (s *Server) loadLedgerLogins(ctx context.Context) (map[string][]ddl.LedgerRow, error) {
+	out := map[string][]ddl.LedgerRow{}
+	if !s.usesLedger() {
+		return out, nil
+	}
+	err := s.queryEach(ctx, ddl.LedgerLoginsQuery, func() { clear(out) }, func(rows *sql.Rows) error {
+		var object string
+		var r ddl.LedgerRow
+		if err := rows.Scan(&object, &r.Claim, &r.Database, &r.From, &r.Status); err != nil {
+			return err
+		}
+		out[object] = append(out[object], r)
+		return nil
+	})
+	if ledgerMissing(err) {
+		return map[string][]ddl.LedgerRow{}, nil
+	}
+	return out, err
+}
+
+// loginTrace is what a MySQL login carries beside the ledger: its
+// ATTRIBUTE (which the login may rewrite) and its per-hour update limit
+// (the owner limit mark, which only an account with CREATE USER can set).
+type loginTrace struct {
+	attr  string
+	limit uint64
+}
+
+// provenOf is the newest of a login's live rows (newest first) that
+// proves the login (provenRow): an open row whose CREATE USER never ran (a
+// kill right after it) stays behind an older proven one.
+func provenOf(rows []ddl.LedgerRow, tr loginTrace) (ddl.LedgerRow, bool) {
+	for _, r := range rows {
+		if provenRow(r, tr) {
+			return r, true
+		}
+	}
+	return ddl.LedgerRow{}, false
+}
+
+// provenRow reports whether a ledger row proves the login with trace tr.
+// An open row: only when the ATTRIBUTE carries its claim, which no one but
+// tenantdb's CREATE USER could have written there before the login existed
+// (the row is written before the CREATE USER, which may never have run).
+// A done row: when the ATTRIBUTE carries its claim, or the login carries
+// the owner limit mark of the row's database (admin-only: so the login
+// rewriting its ATTRIBUTE changes nothing, issue 43 item 2, while a login
+// a DBA dropped and made again by hand, which has neither, is not taken
+// for the one the row records).
+func provenRow(r ddl.LedgerRow, tr loginTrace) bool {
+	if ddl.MySQLAttributeClaim(tr.attr) == r.Claim {
+		return r.Status == ddl.LedgerDone || r.Status == ddl.LedgerOpen
+	}
+	if r.Status != ddl.LedgerDone {
+		return false
+	}
+	db, err := ddl.NewDatabaseName(ddl.EngineMySQL, r.Database)
+	return err == nil && tr.limit == ddl.OwnerLimitMark(db)
+}
+
+// loginValueOf is a MySQL 8.0.21+ login's identity value: the claim of
+// its proven ledger row (provenOf); without one, what the catalog read
+// gives (the ATTRIBUTE's claim of a login an earlier version made, a hint;
+// or "@" and the time its password was set). hint is true when the value
+// is an ATTRIBUTE's claim the ledger does not back.
+func loginValueOf(rows []ddl.LedgerRow, catalogValue string, tr loginTrace) (v string, hint bool) {
+	if r, ok := provenOf(rows, tr); ok {
+		return r.Claim, false
+	}
+	_, isClaim := ddl.ParseClaimMark(catalogValue)
+	return catalogValue, isClaim
+}
+
+// ledgerMark is the owner mark a login's proven ledger row gives it.
+func (s *Server) ledgerMark(rows []ddl.LedgerRow, tr loginTrace) (ddl.OwnerMark, bool) {
+	r, ok := provenOf(rows, tr)
+	if !ok {
+		return ddl.OwnerMark{}, false
+	}
+	return r.OwnerMark(s.spec.Engine)
+}
+
+// execLoginDrop runs a login's drop and records it in the ledger.
+func (s *Server) execLoginDrop(ctx context.Context, user ddl.Username, drop ddl.Plan) error {
+	if err := s.exec(ctx, drop); err != nil {
+		return err
+	}
+	return s.ledgerDropped(ctx, user)
+}
+
+// ledgerFinishAdopted marks done the open row of a half-made login that
+// finishHalfMade adopted.
+func (s *Server) ledgerFinishAdopted(ctx context.Context, user ddl.Username) error {
+	if !s.usesLedger() {
+		return nil
+	}
+	row, ok, err := s.mysqlProvenRow(ctx, user.String())
+	if err != nil || !ok || row.Status != ddl.LedgerOpen {
+		return err
+	}
+	claim, ok := ddl.ParseClaimMark(row.Claim)
+	if !ok {
+		return nil
+	}
+	return s.ledgerSet(ctx, claim, ddl.LedgerDone)
+}
+
+// RecordEarlierLogin writes the ledger row of an owner login an earlier
+// version made (it has none): under the tenant's lock, and only while the
+// login's ATTRIBUTE still names the claim recorded in state (128 random
+// bits only tenantdb's CREATE USER and the login itself ever saw). A login
+// that is gone, already has a row, or no longer reads as recorded is left
+// as it is: the refresh says what it is.
+func (s *Server) RecordEarlierLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs ddl.PrivilegeSet, recorded Identity) error {
+	if !s.usesLedger() {
+		return nil
+	}
+	return s.withLock(ctx, db, func(ctx context.Context) error {
+		id, hint, found, err := s.loginIdentityHint(ctx, user, false)
+		if err != nil || !found || !hint || id != recorded {
+			return err
+		}
+		sid, err := s.serverID(ctx)
+		if err != nil {
+			return err
+		}
+		claim, ok := ddl.ParseClaimMark(mysqlClaimOf(recorded, sid))
+		if !ok {
+			return nil
+		}
+		if err := s.ledgerOpen(ctx, claim, user, db, "", privs); err != nil {
+			return err
+		}
+		return s.ledgerSet(ctx, claim, ddl.LedgerDone)
+	})
+}
