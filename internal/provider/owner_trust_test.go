@@ -354,7 +354,7 @@ func TestAccOwnerTrust_rotationBackToPendingLogin(t *testing.T) {
 			{
 				Config: s.serverHCL("") + ownerHCL(db, user, pw, 1, ""),
 				ExpectError: regexp.MustCompile(`PreExistingOwnerUser(.|\n)*earlier(.|\n)*previous_username(.|\n)*retried(.|\n)*` +
-					`username = "` + user2 + `"`),
+					`username =\s+"` + user2 + `"`),
 			},
 			{
 				PreConfig: func() {
