@@ -46,6 +46,8 @@ var serverSurface = []string{
 	"OwnerMarkProves", // read-only: whether a MariaDB login carries its database's owner mark
 	"ReadGrant",
 	"RevokeGrant",
+	"RevokeImportedOwner",       // revokes only: an imported owner's privileges on its database, keeping the login (identity-checked like DropOwner)
+	"RevokeInherited",           // revokes only: every non-admin row a re-created database's name gives, before a refusal
 	"RevokeOnRecreatedDatabase", // revokes only: rows a re-created database's name still gives a login
 	"RotateOwner",
 	"RotationSuccessor", // read-only: the login a finished rotation of the recorded one made (its mark names it)
