@@ -28,7 +28,21 @@ import (
 func (s *Server) dropPostgresLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, offboarding bool) error {
 	var declared map[string]bool
 	var revokes ddl.Plan
-	var err error
+	st, err := s.databaseRow(ctx, db)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		// The database is gone (dropped by hand, or an invalid database's
+		// drop finished): nothing in it to hand over, read or revoke, and
+		// no connection into it can be opened. What the login holds in
+		// other databases still goes, then the role.
+		foreign, err := s.foreignRevokes(ctx, db, user)
+		if err != nil {
+			return err
+		}
+		return withDependents(s.spec.Name, user, s.exec(ctx, foreign.Append(ddl.DropOwnedLogin(s.dialect(), db, user))))
+	}
 	if offboarding {
 		if declared, err = s.declaredGrantees(ctx, db, user); err != nil {
 			return err
