@@ -133,6 +133,10 @@ var pgSessionPins = []pgSessionPin{
 // session does (a pooler that drops startup parameters).
 var pinPostgresSessions = true
 
+// verifyTenantSessions is off only in BenchmarkGrantRefreshPG100's
+// "unverified" variant, which measures what the check costs.
+var verifyTenantSessions = true
+
 // pinSession sets the pinned parameters in params for a server of major
 // version major (0: not known yet). lockTimeout is the provider's.
 func pinSession(params map[string]string, major int, lockTimeoutMS int64) {

@@ -214,7 +214,7 @@ func (s *Server) open(database string, onConnect func(pid int)) (*sql.DB, error)
 		}
 		conn := stdlib.GetConnector(*cfg, stdlib.OptionAfterConnect(func(ctx context.Context, c *pgx.Conn) error {
 			counter()
-			if database != "" && pinPostgresSessions {
+			if database != "" && pinPostgresSessions && verifyTenantSessions {
 				// Before its first statement: a session in a tenant
 				// database that is not the admin's as pinned runs nothing.
 				if err := verifyAdminSession(ctx, c, s.spec.Username, database, cfg.RuntimeParams, s.serverReadOnly); err != nil {
