@@ -201,3 +201,18 @@ func (n Username) Quoted() string {
 	}
 	return mysqlAccount(n)
 }
+
+// ParseAccountKey is the login an AccountKey names (the host validated as
+// NewAccountHost does).
+func ParseAccountKey(engine Engine, key string) (Username, error) {
+	name, host, scoped := strings.Cut(key, "@")
+	u, err := NewUsername(engine, name)
+	if err != nil || !scoped {
+		return u, err
+	}
+	h, err := NewAccountHost(host)
+	if err != nil {
+		return Username{}, err
+	}
+	return u.WithHost(h), nil
+}
