@@ -343,6 +343,9 @@ func (s *Server) accountsOnName(ctx context.Context, db ddl.DatabaseName, except
 // never touched; a failure after the login exists drops the login this call
 // made. It returns the new login's identity.
 func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password, privs ddl.PrivilegeSet) (Identity, error) {
+	if err := ddl.CheckAccountHost(s.info, user.AccountHost()); err != nil {
+		return "", err
+	}
 	defer s.invalidateDatabase(db)
 	var id Identity
 	err := s.withLock(ctx, db, func(ctx context.Context) error {

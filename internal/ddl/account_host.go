@@ -152,10 +152,7 @@ func CheckAccountHost(info ServerInfo, h AccountHost) error {
 	if !h.IsCIDR() || info.Flavor == FlavorMySQL && info.Version.AtLeast(8, 0, 23) {
 		return nil
 	}
-	return refuse(InvalidIdentifier, fmt.Sprintf("host %q", h.s),
-		fmt.Sprintf("CIDR notation needs MySQL 8.0.23 or later; this server is %s %s, which would read it as a host name that matches no client.",
-			info.Flavor, info.Version),
-		"Write the block with a netmask (10.20.0.0/255.255.0.0).")
+	return ErrHostCIDRUnsupported(info, h)
 }
 
 // Username.host: "" means AnyHost, so logins built without a host (every

@@ -242,3 +242,20 @@ func ErrLoginStillHeld(server string, user Username, detail string, cause error)
 		"(or DROP OWNED BY %s; where the login owns nothing), then apply again. Its tenant's tables were already "+
 		"reassigned to the admin", server, user.s, cause, detail, pgIdent(user.s), pgIdent(user.s))
 }
+
+// ErrHostOnPostgres refuses a host on a PostgreSQL owner or grant: roles
+// have no host part.
+func ErrHostOnPostgres(host string) error {
+	return refuse(InvalidIdentifier, fmt.Sprintf("host %q", printable(host)),
+		"PostgreSQL roles have no host part: host applies to MySQL/MariaDB accounts only.",
+		"Remove host (restrict where a PostgreSQL role connects from in pg_hba.conf).")
+}
+
+// ErrHostCIDRUnsupported refuses a CIDR host on a server that cannot read
+// one (MariaDB, MySQL before 8.0.23), naming its version.
+func ErrHostCIDRUnsupported(info ServerInfo, h AccountHost) error {
+	return refuse(InvalidIdentifier, fmt.Sprintf("host %q", h.s),
+		fmt.Sprintf("CIDR notation needs MySQL 8.0.23 or later; this server is %s %s, which would read it as a host name that matches no client.",
+			info.Flavor, info.Version),
+		"Write the block with a netmask (10.20.0.0/255.255.0.0).")
+}
