@@ -55,7 +55,7 @@ func (r *tenantGrantResource) Schema(_ context.Context, _ resource.SchemaRequest
 	resp.Schema = schema.Schema{
 		Version: schemaVersion,
 		MarkdownDescription: "Privileges on one tenant database for a principal that **already exists** " +
-			"(MySQL/MariaDB: the account `'username'@'%'`; PostgreSQL: a role). A grant never creates, alters or drops " +
+			"(MySQL/MariaDB: the account `'username'@'host'`, `host` defaulting to `%`; PostgreSQL: a role). A grant never creates, alters or drops " +
 			"the principal: if it does not exist the apply fails with `GrantUserMissing` and changes nothing, and the " +
 			"same configuration succeeds once the principal exists. `privileges` is desired state in both directions, " +
 			"scoped to this one database: missing privileges are granted first, then only the surplus is revoked, and " +
@@ -101,7 +101,7 @@ func (r *tenantGrantResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"a resource that depends on it (`depends_on`) does not run after a refusal; the refusal names them.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				Computed: true, MarkdownDescription: "`<server name>/<database>/<username>`.",
+				Computed: true, MarkdownDescription: "`<server name>/<database>/<username>`, with `@<host>` when `host` is not `%`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"server": serverAttribute(),

@@ -98,7 +98,7 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"UNLOCK`): the configuration declares a login the tenant logs in with.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				Computed: true, MarkdownDescription: "`<server name>/<database>/<username>`.",
+				Computed: true, MarkdownDescription: "`<server name>/<database>/<username>`, with `@<host>` when `host` is not `%`.",
 			},
 			"server": serverAttribute(),
 			"database": schema.StringAttribute{
@@ -110,7 +110,7 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 			},
 			"username": schema.StringAttribute{
 				Required: true,
-				MarkdownDescription: "The owner login, `^[A-Za-z0-9_][A-Za-z0-9_.$-]{0,31}$` (MySQL/MariaDB: `'username'@'%'`). " +
+				MarkdownDescription: "The owner login, `^[A-Za-z0-9_][A-Za-z0-9_.$-]{0,31}$` (MySQL/MariaDB: the account `'username'@'host'`, see `host`). " +
 					"Not a system account, the server's admin login or one of its `reserved_usernames` (`OwnerUserReserved`). " +
 					"Changing it rotates the login in place, create-before-drop: the new login is created with the current " +
 					"password and granted (on PostgreSQL it takes over the database, what the old login owns there, and its " +
