@@ -282,7 +282,9 @@ func TestAccAccountHost_refusals(t *testing.T) {
 				s.dropLogins(t, owner)
 			})
 			w := newCLIWorkspace(t)
-			cfg := func(host string) string { return s.serverHCL("") + ownerHCL(db, owner, "Owner-pw-1", 1, hostLine(host)) }
+			cfg := func(host string) string {
+				return s.serverHCL("") + ownerHCL(db, owner, "Owner-pw-1", 1, hostLine(host))
+			}
 			w.write(cfg("app.example."))
 			w.run("plan").mustFail(t, "a host ending in a dot").requireDiag(t, "error", "InvalidIdentifier")
 			if s.Engine == "postgres" {
