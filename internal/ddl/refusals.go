@@ -147,7 +147,7 @@ func ErrDatabaseGone(server string, db DatabaseName) error {
 // exist. Grants bring no principal into existence.
 func ErrGrantUserMissing(server string, user Username) *Error {
 	return refuse(GrantUserMissing, fmt.Sprintf("principal %q on server %q", user, server),
-		"No such principal exists (MySQL/MariaDB: the account '"+user.s+"'@'%'; PostgreSQL: a role of that name). "+
+		"No such principal exists (MySQL/MariaDB: the account "+mysqlAccount(user)+"; PostgreSQL: a role of that name). "+
 			"tenantdb_tenant_grant grants to existing principals only and never creates one. Nothing was changed.",
 		"Create the principal outside this resource (by hand, or with the resource that manages it), then apply "+
 			"again: the same configuration succeeds once it exists.")

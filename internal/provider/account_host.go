@@ -77,12 +77,14 @@ func sameHost(a, b types.String) bool {
 	return okA && okB && ha == hb
 }
 
-// hostPlan plans, when the configuration leaves host out, what state
-// has (null on a create: null is "%"), so the computed value never shows
-// as a change by itself; state written before the attribute existed has
-// null, and plans no change. A configured host is planned as written (the
-// protocol requires it): "%" over a null state is an update that runs
-// nothing, and the apply compares hosts as the server does (ddl).
+// hostPlan plans, when the configuration leaves host out, "%" as state
+// has it (null, or "%"; null on a create), so the computed value never
+// shows as a change by itself: state written before the attribute existed
+// has null, and plans no change. A state at another host plans "%" (the
+// configuration went back to the default: a host change). A configured
+// host is planned as written (the protocol requires it): "%" over a null
+// state is an update that runs nothing, and the apply compares hosts as
+// the server does (ddl).
 type hostPlan struct{}
 
 func (hostPlan) Description(context.Context) string {
@@ -95,9 +97,12 @@ func (hostPlan) PlanModifyString(_ context.Context, req planmodifier.StringReque
 	if !req.ConfigValue.IsNull() {
 		return
 	}
-	if req.StateValue.IsUnknown() {
+	switch h, ok, _ := accountHost(req.StateValue); {
+	case req.StateValue.IsNull() || req.StateValue.IsUnknown():
 		resp.PlanValue = types.StringNull()
-		return
+	case ok && h.String() == ddl.AnyHost:
+		resp.PlanValue = req.StateValue
+	default:
+		resp.PlanValue = types.StringValue(ddl.AnyHost)
 	}
-	resp.PlanValue = req.StateValue
 }
