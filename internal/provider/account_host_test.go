@@ -79,9 +79,9 @@ func TestAccAccountHost_ownerScoped(t *testing.T) {
 			s.dropDatabase(t, db)
 			s.exec(t, "", fmt.Sprintf("DROP USER IF EXISTS '%s'@'127.0.0.1', '%s'@'10.%%', '%s'@'%%'", owner, owner, owner))
 		})
-		const pw = "Host-pw-1"
+		pw, version := "Host-pw-1", 1
 		w := newCLIWorkspace(t)
-		cfg := func(host string) string { return s.serverHCL("") + ownerHCL(db, owner, pw, 1, hostLine(host)) }
+		cfg := func(host string) string { return s.serverHCL("") + ownerHCL(db, owner, pw, version, hostLine(host)) }
 		w.write(cfg("127.0.0.1"))
 		w.run("apply", "-auto-approve").mustSucceed(t, "create the scoped owner")
 		if got := s.accountHosts(t, owner); !slices.Equal(got, []string{"127.0.0.1"}) {
@@ -108,6 +108,14 @@ func TestAccAccountHost_ownerScoped(t *testing.T) {
 		s.exec(t, "", fmt.Sprintf("DROP USER '%s'@'127.0.0.1'", owner))
 		w.run("apply", "-auto-approve").mustSucceed(t, "create again")
 
+		// A password bump reaches the account at its host.
+		pw, version = "Host-pw-2", 2
+		w.write(cfg("127.0.0.1"))
+		w.run("apply", "-auto-approve").mustSucceed(t, "password bump")
+		if err := s.as(owner, pw, db, "SELECT v FROM "+s.table(db, "t")); err != nil {
+			t.Fatalf("the scoped owner does not log in with its new password: %v", err)
+		}
+
 		w.write(cfg("10.%"))
 		w.run("apply", "-auto-approve").mustSucceed(t, "move the owner to 10.%")
 		if got := s.accountHosts(t, owner); !slices.Equal(got, []string{"10.%"}) {
@@ -125,10 +133,15 @@ func TestAccAccountHost_ownerScoped(t *testing.T) {
 		}
 		w.requireEmptyPlan(t, "after the host change")
 
+		// Another account of the owner's user, made by hand at '%', is not
+		// the owner: the plan stays empty and destroy leaves it.
+		s.exec(t, "", fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY 'Other-pw-1'", owner))
+		w.requireEmptyPlan(t, "with another account of the owner's user")
 		w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
-		if got := s.accountHosts(t, owner); len(got) != 0 {
-			t.Fatalf("destroy left accounts of %s at %v", owner, got)
+		if got := s.accountHosts(t, owner); !slices.Equal(got, []string{"%"}) {
+			t.Fatalf("after destroy the accounts of %s are at %v, want the hand-made one at %% alone", owner, got)
 		}
+		s.dropLogins(t, owner)
 		if got := s.dbRows(t, db, owner); len(got) != 0 {
 			t.Fatalf("destroy left privilege rows of %s on %s: %v", owner, db, got)
 		}
@@ -321,5 +334,49 @@ func TestAccAccountHost_refusals(t *testing.T) {
 			}
 			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
 		})
+	}
+}
+
+// TestAccAccountHost_ledgerUpgrade (MySQL 8.0.21+: the ledger): a ledger
+// the previous version made (no host column) still proves its logins (an
+// empty plan reads it as it is), and the next owner claim adds the column
+// in place: the earlier row is kept, reads as '%', and still proves its
+// login (its destroy drops it).
+func TestAccAccountHost_ledgerUpgrade(t *testing.T) {
+	s := testAccServerOnly(t, "mysql", "the ledger is MySQL's")
+	dbA, ownerA, dbB, ownerB := uniqueName("hla"), uniqueName("hlao"), uniqueName("hlb"), uniqueName("hlbo")
+	t.Cleanup(func() {
+		s.dropDatabase(t, dbA, dbB)
+		s.dropLogins(t, ownerA, ownerB)
+	})
+	w := newCLIWorkspace(t)
+	a := s.serverHCL("") + ownerHCL(dbA, ownerA, "Owner-pw-1", 1, "")
+	w.write(a)
+	w.run("apply", "-auto-approve").mustSucceed(t, "owner A")
+	// The previous version's table: no host column.
+	s.exec(t, "", "ALTER TABLE tenantdb_claim_ledger.claims DROP COLUMN host")
+	rows := func() int {
+		return s.count(t, "", "SELECT COUNT(*) FROM tenantdb_claim_ledger.claims WHERE object = ? AND status = 'done'", ownerA)
+	}
+	if rows() != 1 {
+		t.Fatalf("owner A has %d done ledger rows, want 1", rows())
+	}
+	w.requireEmptyPlan(t, "on the previous version's ledger").forbidDiag(t, "DriftDetected")
+
+	b := strings.NewReplacer(`"tenantdb_tenant_database" "db"`, `"tenantdb_tenant_database" "db_b"`,
+		`tenantdb_tenant_database.db.name`, `tenantdb_tenant_database.db_b.name`,
+		`"tenantdb_tenant_owner" "o"`, `"tenantdb_tenant_owner" "o_b"`).Replace(ownerHCL(dbB, ownerB, "Owner-pw-2", 1, ""))
+	w.write(a + b)
+	w.run("apply", "-auto-approve").mustSucceed(t, "owner B: the first claim upgrades the ledger")
+	if n := s.count(t, "", "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'tenantdb_claim_ledger' AND TABLE_NAME = 'claims' AND COLUMN_NAME = 'host'"); n != 1 {
+		t.Fatal("the ledger has no host column after the claim")
+	}
+	if n := s.count(t, "", "SELECT COUNT(*) FROM tenantdb_claim_ledger.claims WHERE object = ? AND host = '%' AND status = 'done'", ownerA); n != 1 {
+		t.Fatalf("owner A's row after the upgrade: %d rows at host %%, want 1", n)
+	}
+	w.requireEmptyPlan(t, "after the upgrade").forbidDiag(t, "DriftDetected")
+	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+	if s.loginExists(t, ownerA) || s.loginExists(t, ownerB) {
+		t.Fatal("destroy kept an owner: its ledger row no longer proves it")
 	}
 }

@@ -38,7 +38,7 @@ func rotationSuccessor(ctx context.Context, srv *dbclient.Server, t ownerTarget,
 		"The login is gone: an apply of this resource that was interrupted before Terraform saved its state rotated "+
 			"the owner of database %q to login %q (its mark names this login as the one it took over from) and dropped "+
 			"this one. State now names %q; if the configuration still says %q, the plan rotates back to it.",
-		t.db, succ.String(), succ.String(), t.user))
+		t.db, succ.Quoted(), succ.Quoted(), t.user))
 	state.Username = types.StringValue(succ.String())
 	if h, _, _ := accountHost(state.Host); h.String() != succ.Host() {
 		// A host change (issue 46) is a rotation to the same name.
