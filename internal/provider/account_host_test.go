@@ -18,20 +18,7 @@ import (
 // keeps them.
 func (s accServer) accountHosts(t *testing.T, user string) []string {
 	t.Helper()
-	rows, err := s.super(t, "").Query(`SELECT Host FROM mysql.user WHERE User = ? ORDER BY Host`, user)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, h)
-	}
-	return out
+	return s.superStrings(t, `SELECT Host FROM mysql.user WHERE User = ? ORDER BY Host`, user)
 }
 
 // dbRows maps each host of user's mysql.db rows on db (escaped, as
