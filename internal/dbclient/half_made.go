@@ -80,7 +80,7 @@ func (s *Server) loginMark(ctx context.Context, user ddl.Username) (ddl.OwnerMar
 	if ddl.StoresLoginMark(s.info) {
 		return s.mysqlLoginMark(ctx, user)
 	}
-	return s.loginMark(ctx, user)
+	return s.roleMark(ctx, user.String())
 }
 
 // finishHalfMade finishes plan for a login whose CREATE failed because it
