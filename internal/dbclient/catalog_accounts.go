@@ -21,12 +21,12 @@ import (
 // never hidden, and a no-op plan or apply (no statements) keeps it.
 type accountsSnapshot struct {
 	loginsAt time.Time
-	logins   map[string]string        // login name → LoginIdentity's raw value
-	marks    map[string]ddl.OwnerMark // PostgreSQL, MySQL 8.0.21+: login name → its owner mark, for logins that carry one
+	logins   map[string]string        // login (ddl.AccountKey: name, or name@host on MySQL/MariaDB) → LoginIdentity's raw value
+	marks    map[string]ddl.OwnerMark // PostgreSQL, MySQL 8.0.21+: login → its owner mark, for logins that carry one
 	hints    map[string]bool          // MySQL 8.0.21+: logins whose identity value is an ATTRIBUTE the ledger does not back
 
 	grantsAt time.Time
-	grants   map[[2]string][]string // MySQL: (User, Db pattern) → mysql.db values, columns as mysqlDBColumns
+	grants   map[[2]string][]string // MySQL: (account key, Db pattern) → mysql.db values, columns as mysqlDBColumns
 
 	aclsAt time.Time
 	acls   map[[2]string][]string // PostgreSQL, shallow grant refresh: (database, role) → its database privileges
@@ -54,7 +54,7 @@ func (s *Server) snapshotLoginValue(ctx context.Context, user ddl.Username) (str
 		}
 		a.logins, a.marks, a.hints, a.loginsAt = logins, marks, hints, time.Now()
 	}
-	v, found := a.logins[user.String()]
+	v, found := a.logins[user.Account()]
 	return v, found, nil
 }
 
@@ -64,7 +64,7 @@ func (s *Server) snapshotHint(user ddl.Username) bool {
 	c := &s.catalog
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.accounts.hints[user.String()]
+	return c.accounts.hints[user.Account()]
 }
 
 // snapshotMarks returns the logins snapshot's owner marks and identity
@@ -84,13 +84,13 @@ func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]
 		// ddl.OwnerMark): the refresh finds half-made rotations with it.
 		q = `SELECT rolname, oid::text, COALESCE(shobj_description(oid, 'pg_authid'), '') FROM pg_roles`
 	case s.info.Flavor == ddl.FlavorMariaDB:
-		q = `SELECT User, COALESCE(JSON_VALUE(Priv, '$.password_last_changed'), '') FROM mysql.global_priv WHERE Host = '%'`
+		q = `SELECT User, Host, COALESCE(JSON_VALUE(Priv, '$.password_last_changed'), '') FROM mysql.global_priv`
 	case ddl.StoresLoginMark(s.info):
 		// The ledger holds the owner marks; the login's ATTRIBUTE is a
 		// hint beside it (ledger_mysql.go).
-		q = `SELECT u.User, ` + mysqlLoginValue + `, ` + mysqlLoginAttribute + `, u.max_updates FROM mysql.user u WHERE u.Host = '%'`
+		q = `SELECT u.User, u.Host, ` + mysqlLoginValue + `, ` + mysqlLoginAttribute + `, u.max_updates FROM mysql.user u`
 	default:
-		q = `SELECT User, '' FROM mysql.user WHERE Host = '%'`
+		q = `SELECT User, Host, '' FROM mysql.user`
 	}
 	ledger, err := s.loadLedgerLogins(ctx)
 	if err != nil {
@@ -98,9 +98,14 @@ func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]
 	}
 	out, marks, hints := map[string]string{}, map[string]ddl.OwnerMark{}, map[string]bool{}
 	err = s.queryEach(ctx, q, func() { clear(out); clear(marks); clear(hints) }, func(rows *sql.Rows) error {
-		var name, v, comment string
+		// Every host's accounts, keyed by ddl.AccountKey: 'u'@'10.%' is
+		// another login than 'u'@'%' (issue 46).
+		var name, host, v, comment string
 		var limit uint64
 		dest := []any{&name, &v}
+		if s.info.Flavor != ddl.FlavorPostgres {
+			dest = []any{&name, &host, &v}
+		}
 		marked := s.info.Flavor == ddl.FlavorPostgres || ddl.StoresLoginMark(s.info)
 		if marked {
 			dest = append(dest, &comment)
@@ -111,6 +116,7 @@ func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]
 		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
+		name = ddl.AccountKey(name, host)
 		if s.usesLedger() {
 			rows, tr := ledger[name], loginTrace{attr: comment, limit: limit}
 			out[name], hints[name] = loginValueOf(rows, v, tr)
@@ -142,24 +148,24 @@ func (s *Server) snapshotGrantRow(ctx context.Context, names []string, user ddl.
 		}
 		a.grants, a.grantsAt = grants, time.Now()
 	}
-	return a.grants[[2]string{user.String(), pattern}], nil
+	return a.grants[[2]string{user.Account(), pattern}], nil
 }
 
 func (s *Server) loadGrantRows(ctx context.Context, names []string) (map[[2]string][]string, error) {
 	// Column names come from ddl's fixed catalog, never from input.
-	q := "SELECT User, Db, " + strings.Join(names, ", ") + " FROM mysql.db WHERE Host = '%'"
+	q := "SELECT User, Host, Db, " + strings.Join(names, ", ") + " FROM mysql.db"
 	out := map[[2]string][]string{}
 	err := s.queryEach(ctx, q, func() { clear(out) }, func(rows *sql.Rows) error {
-		var user, pattern string
+		var user, host, pattern string
 		vals := make([]string, len(names))
-		ptrs := []any{&user, &pattern}
+		ptrs := []any{&user, &host, &pattern}
 		for i := range vals {
 			ptrs = append(ptrs, &vals[i])
 		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return err
 		}
-		out[[2]string{user, pattern}] = vals
+		out[[2]string{ddl.AccountKey(user, host), pattern}] = vals
 		return nil
 	})
 	return out, err

@@ -53,6 +53,11 @@ func (s *Server) settleOwnerClaim(ctx context.Context, db ddl.DatabaseName, user
 // the authentication matters: a refusal after it (PostgreSQL: no CONNECT
 // on the database) still means the password was right.
 func (s *Server) loginAccepts(ctx context.Context, user ddl.Username, pw ddl.Password) (bool, error) {
+	if user.Host() != ddl.AnyHost {
+		// The server matches the provider's own address against the host:
+		// a refusal would prove nothing about who made the login.
+		return false, fmt.Errorf("login %s may connect only from its host, so the provider cannot try its password", user.Quoted())
+	}
 	spec := s.spec
 	spec.Username, spec.Password = user.String(), pw
 	var connector driver.Connector

@@ -95,13 +95,13 @@ func (s *Server) listDefined(ctx context.Context, k *DefinerKept) error {
 
 // accountLockedQuery reads whether an account is locked (MySQL 8.0+:
 // mysql.user's account_locked, 'Y' or 'N').
-const accountLockedQuery = `SELECT account_locked FROM mysql.user WHERE User = ? AND Host = '%'`
+const accountLockedQuery = `SELECT account_locked FROM mysql.user WHERE User = ? AND Host = ?`
 
 // loginLocked reads whether user exists and whether it is locked.
 func (s *Server) loginLocked(ctx context.Context, user ddl.Username) (found, locked bool, err error) {
 	var v string
 	err = s.query(ctx, func(ctx context.Context, q queryer) error {
-		return q.QueryRowContext(ctx, accountLockedQuery, user.String()).Scan(&v)
+		return q.QueryRowContext(ctx, accountLockedQuery, user.String(), user.Host()).Scan(&v)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, false, nil

@@ -157,6 +157,9 @@ func (s *Server) readOrphanGrant(ctx context.Context, db ddl.DatabaseName, user 
 // before any statement runs; a later call succeeds once it exists.
 func (s *Server) CreateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username, desired ddl.PrivilegeSet) (GrantIdentity, error) {
 	var ids GrantIdentity
+	if err := ddl.CheckAccountHost(s.info, user.AccountHost()); err != nil {
+		return ids, err
+	}
 	err := s.withGrantLock(ctx, db, user, func(ctx context.Context) error {
 		d, err := s.databaseDirect(ctx, db)
 		if err != nil {

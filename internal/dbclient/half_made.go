@@ -52,7 +52,11 @@ func (s *Server) ownerMark(ctx context.Context, db ddl.DatabaseName, fromRole st
 // false when it has none (or does not exist).
 func (s *Server) roleMark(ctx context.Context, user string) (mark ddl.OwnerMark, ok bool, err error) {
 	if ddl.StoresLoginMark(s.info) {
-		return s.mysqlLoginMark(ctx, user)
+		u, err := ddl.NewUsername(s.spec.Engine, user)
+		if err != nil {
+			return ddl.OwnerMark{}, false, nil // no login tenantdb made
+		}
+		return s.mysqlLoginMark(ctx, u)
 	}
 	if s.info.Flavor != ddl.FlavorPostgres {
 		return ddl.OwnerMark{}, false, nil
@@ -71,6 +75,14 @@ func (s *Server) roleMark(ctx context.Context, user string) (mark ddl.OwnerMark,
 	return mark, ok, nil
 }
 
+// loginMark is roleMark of a login, at its host on MySQL.
+func (s *Server) loginMark(ctx context.Context, user ddl.Username) (ddl.OwnerMark, bool, error) {
+	if ddl.StoresLoginMark(s.info) {
+		return s.mysqlLoginMark(ctx, user)
+	}
+	return s.roleMark(ctx, user.String())
+}
+
 // finishHalfMade finishes plan for a login whose CREATE failed because it
 // exists, when its mark proves it this resource's own half-made work:
 //
@@ -86,7 +98,7 @@ func (s *Server) roleMark(ctx context.Context, user string) (mark ddl.OwnerMark,
 // anyone else's claim is a working owner (ErrFinishedOwnerExists);
 // anything else is PreExistingOwnerUser. Either way nothing is changed.
 func (s *Server) finishHalfMade(ctx context.Context, user ddl.Username, want ddl.OwnerMark, rotatedFrom string, pw ddl.Password, plan ddl.Plan) error {
-	got, ok, err := s.roleMark(ctx, user.String())
+	got, ok, err := s.loginMark(ctx, user)
 	if err != nil {
 		return err
 	}
@@ -309,7 +321,7 @@ func (s *Server) requireMarkedDatabase(ctx context.Context, db ddl.DatabaseName,
 	if s.info.Flavor != ddl.FlavorPostgres {
 		return nil
 	}
-	mark, ok, err := s.roleMark(ctx, user.String())
+	mark, ok, err := s.loginMark(ctx, user)
 	if err != nil || !ok || mark.Database != db {
 		return err
 	}

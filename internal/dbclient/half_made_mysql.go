@@ -42,7 +42,7 @@ func parseLoginMark(info ddl.ServerInfo, text string) (ddl.OwnerMark, bool) {
 // before a write): its proven ledger row (ledger_mysql.go). ok is false
 // when it has none (a login an earlier version made, whatever its
 // ATTRIBUTE says, or one that does not exist).
-func (s *Server) mysqlLoginMark(ctx context.Context, user string) (ddl.OwnerMark, bool, error) {
+func (s *Server) mysqlLoginMark(ctx context.Context, user ddl.Username) (ddl.OwnerMark, bool, error) {
 	row, ok, err := s.mysqlProvenRow(ctx, user)
 	if err != nil || !ok {
 		return ddl.OwnerMark{}, false, err
@@ -54,17 +54,17 @@ func (s *Server) mysqlLoginMark(ctx context.Context, user string) (ddl.OwnerMark
 // mysqlProvenRow reads, directly, the ledger row that proves a MySQL login
 // (provenOf: the ledger is the mark; the ATTRIBUTE or the owner limit mark
 // corroborates it). ok is false when none does, or the login does not exist.
-func (s *Server) mysqlProvenRow(ctx context.Context, user string) (ddl.LedgerRow, bool, error) {
+func (s *Server) mysqlProvenRow(ctx context.Context, user ddl.Username) (ddl.LedgerRow, bool, error) {
 	var tr loginTrace
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
-		return q.QueryRowContext(ctx, `SELECT `+mysqlLoginAttribute+`, u.max_updates FROM mysql.user u WHERE u.User = ? AND u.Host = '%'`,
-			user).Scan(&tr.attr, &tr.limit)
+		return q.QueryRowContext(ctx, `SELECT `+mysqlLoginAttribute+`, u.max_updates FROM mysql.user u WHERE u.User = ? AND u.Host = ?`,
+			user.String(), user.Host()).Scan(&tr.attr, &tr.limit)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return ddl.LedgerRow{}, false, nil
 	}
 	if err != nil {
-		return ddl.LedgerRow{}, false, s.readError("read the mark of login "+user, err)
+		return ddl.LedgerRow{}, false, s.readError("read the mark of login "+user.Quoted(), err)
 	}
 	rows, err := s.ledgerLogin(ctx, user)
 	if err != nil {
@@ -98,7 +98,7 @@ func (s *Server) mysqlHalfMadeRotations(ctx context.Context, db ddl.DatabaseName
 	if from == "" {
 		return nil, nil
 	}
-	return s.loginsMarkedFrom(ctx, db, "", from, owner.String())
+	return s.loginsMarkedFrom(ctx, db, "", from, owner.Account())
 }
 
 // mysqlRotationSuccessor is RotationSuccessor on MySQL: the login whose
@@ -117,7 +117,7 @@ func (s *Server) mysqlRotationSuccessor(db ddl.DatabaseName, from string) *ddl.U
 	if len(found) != 1 {
 		return nil
 	}
-	u, err := ddl.NewUsername(s.spec.Engine, found[0])
+	u, err := ddl.ParseAccountKey(s.spec.Engine, found[0])
 	if err != nil {
 		return nil // not a name tenantdb makes: not ours
 	}

@@ -58,7 +58,7 @@ func TestHalfMadeMySQL_adoptionRules(t *testing.T) {
 		if err := s.exec(e.ctx, ddl.Plan{Statements: create.Statements[:1]}); err != nil {
 			t.Fatal(err)
 		}
-		if got, ok, err := s.roleMark(e.ctx, user.String()); err != nil || !ok || got.Finished || got.Database != markDB || got.FromRole != from {
+		if got, ok, err := s.loginMark(e.ctx, user); err != nil || !ok || got.Finished || got.Database != markDB || got.FromRole != from {
 			t.Fatalf("mark of the half-made %s = %+v, %v, %v; want an open mark of %s from %q", user, got, ok, err, markDB, from)
 		}
 	}
@@ -100,7 +100,7 @@ func TestHalfMadeMySQL_adoptionRules(t *testing.T) {
 		}
 		tenant := e.mustOpenAs(user.String(), "Configured-2", db.String())
 		exec(t, tenant, "CREATE TABLE t (v int)")
-		if got, ok, err := s.roleMark(e.ctx, user.String()); err != nil || !ok || !got.Finished {
+		if got, ok, err := s.loginMark(e.ctx, user); err != nil || !ok || !got.Finished {
 			t.Fatalf("mark after the adoption = %+v, %v, %v; want done", got, ok, err)
 		}
 
@@ -111,7 +111,7 @@ func TestHalfMadeMySQL_adoptionRules(t *testing.T) {
 			t.Errorf("the tenant changed its own attribute: %v; want error 1227", err)
 		}
 		tenant.Close()
-		if got, ok, err := s.roleMark(e.ctx, user.String()); err != nil || !ok || !got.Finished {
+		if got, ok, err := s.loginMark(e.ctx, user); err != nil || !ok || !got.Finished {
 			t.Fatalf("mark after the tenant's attempt = %+v, %v, %v; want done", got, ok, err)
 		}
 

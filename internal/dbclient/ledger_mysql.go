@@ -37,12 +37,16 @@ func (s *Server) ledgerOpen(ctx context.Context, claim ddl.ClaimMark, user ddl.U
 	s.catalog.mu.Unlock()
 	plan := ddl.Plan{Statements: []ddl.Statement{ddl.LedgerOpenLogin(claim, user, db, from, privs)}}
 	if !ready {
-		plan = ddl.EnsureLedger().Append(plan)
+		if err := s.ensureLedger(ctx); err != nil {
+			return err
+		}
 	}
 	err := s.exec(ctx, plan)
 	if ready && ledgerMissing(err) {
 		// Dropped since this process made sure of it: make it again.
-		err = s.exec(ctx, ddl.EnsureLedger().Append(plan))
+		if err = s.ensureLedger(ctx); err == nil {
+			err = s.exec(ctx, plan)
+		}
 	}
 	if err != nil {
 		return err
@@ -52,6 +56,33 @@ func (s *Server) ledgerOpen(ctx context.Context, claim ddl.ClaimMark, user ddl.U
 	s.catalog.mu.Unlock()
 	return nil
 }
+
+// ensureLedger makes the ledger, or brings one an earlier version made up
+// to date (its host column, issue 46), in place: idempotent, and run by
+// the admin before the first ledger write of a process.
+func (s *Server) ensureLedger(ctx context.Context) error {
+	if err := s.exec(ctx, ddl.EnsureLedger()); err != nil {
+		return err
+	}
+	var n int
+	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+		return q.QueryRowContext(ctx, ddl.LedgerHostColumnQuery).Scan(&n)
+	})
+	if err != nil {
+		return s.readError("read the ledger's columns", err)
+	}
+	if n > 0 {
+		return nil
+	}
+	if err := s.exec(ctx, ddl.UpgradeLedger()); err != nil && codeOf(err) != "mysql:1060" {
+		return err // 1060: another process added the column first
+	}
+	return nil
+}
+
+// ledgerV1 reports a read of a ledger an earlier version made, without
+// the host column (unknown column, 1054): read again as ledger V1.
+func ledgerV1(err error) bool { return codeOf(err) == "mysql:1054" }
 
 // loginExistsBeforeClaim reads, on a server with the ledger, whether an
 // owner claim's login exists already: the claim then writes nothing (no
@@ -84,57 +115,79 @@ func (s *Server) ledgerDropped(ctx context.Context, user ddl.Username) error {
 	if ledgerMissing(err) {
 		return nil // made by an earlier version: nothing recorded
 	}
+	if ledgerV1(err) {
+		// A ledger an earlier version made: upgrade it (its rows are '%').
+		if err = s.ensureLedger(ctx); err == nil {
+			err = s.exec(ctx, ddl.Plan{Statements: []ddl.Statement{ddl.LedgerLoginDropped(user)}})
+		}
+	}
 	return err
 }
 
-// ledgerLogin reads user's live ledger rows, newest first, directly.
-func (s *Server) ledgerLogin(ctx context.Context, user string) ([]ddl.LedgerRow, error) {
+// ledgerLogin reads user's live ledger rows (at its host), newest first,
+// directly.
+func (s *Server) ledgerLogin(ctx context.Context, user ddl.Username) ([]ddl.LedgerRow, error) {
 	if !s.usesLedger() {
 		return nil, nil
 	}
+	rows, err := s.ledgerLoginRows(ctx, ddl.LedgerLoginQuery, user)
+	if ledgerV1(err) {
+		rows, err = s.ledgerLoginRows(ctx, ddl.LedgerLoginQueryV1, user)
+	}
+	switch {
+	case ledgerMissing(err):
+		return nil, nil
+	case err != nil:
+		return nil, s.readError("read the ledger rows of login "+user.Quoted(), err)
+	}
+	return rows, nil
+}
+
+func (s *Server) ledgerLoginRows(ctx context.Context, query string, user ddl.Username) ([]ddl.LedgerRow, error) {
 	var rows []ddl.LedgerRow
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
 		rows = nil
-		rs, err := q.QueryContext(ctx, ddl.LedgerLoginQuery, user)
+		rs, err := q.QueryContext(ctx, query, user.String(), user.Host())
 		if err != nil {
 			return err
 		}
 		defer rs.Close()
 		for rs.Next() {
-			var object string
+			var object, host string
 			var r ddl.LedgerRow
-			if err := rs.Scan(&object, &r.Claim, &r.Database, &r.From, &r.Status); err != nil {
+			if err := rs.Scan(&object, &host, &r.Claim, &r.Database, &r.From, &r.Status); err != nil {
 				return err
 			}
 			rows = append(rows, r)
 		}
 		return rs.Err()
 	})
-	switch {
-	case ledgerMissing(err):
-		return nil, nil
-	case err != nil:
-		return nil, s.readError("read the ledger rows of login "+user, err)
-	}
-	return rows, nil
+	return rows, err
 }
 
 // loadLedgerLogins reads every login's live ledger rows, newest first (the
-// accounts snapshot: one query per server).
+// accounts snapshot: one query per server), keyed by ddl.AccountKey.
 func (s *Server) loadLedgerLogins(ctx context.Context) (map[string][]ddl.LedgerRow, error) {
 	out := map[string][]ddl.LedgerRow{}
 	if !s.usesLedger() {
 		return out, nil
 	}
-	err := s.queryEach(ctx, ddl.LedgerLoginsQuery, func() { clear(out) }, func(rows *sql.Rows) error {
-		var object string
-		var r ddl.LedgerRow
-		if err := rows.Scan(&object, &r.Claim, &r.Database, &r.From, &r.Status); err != nil {
-			return err
-		}
-		out[object] = append(out[object], r)
-		return nil
-	})
+	read := func(query string) error {
+		return s.queryEach(ctx, query, func() { clear(out) }, func(rows *sql.Rows) error {
+			var object, host string
+			var r ddl.LedgerRow
+			if err := rows.Scan(&object, &host, &r.Claim, &r.Database, &r.From, &r.Status); err != nil {
+				return err
+			}
+			k := ddl.AccountKey(object, host)
+			out[k] = append(out[k], r)
+			return nil
+		})
+	}
+	err := read(ddl.LedgerLoginsQuery)
+	if ledgerV1(err) {
+		err = read(ddl.LedgerLoginsQueryV1)
+	}
 	if ledgerMissing(err) {
 		return map[string][]ddl.LedgerRow{}, nil
 	}
@@ -217,7 +270,7 @@ func (s *Server) ledgerFinishAdopted(ctx context.Context, user ddl.Username) err
 	if !s.usesLedger() {
 		return nil
 	}
-	row, ok, err := s.mysqlProvenRow(ctx, user.String())
+	row, ok, err := s.mysqlProvenRow(ctx, user)
 	if err != nil || !ok || row.Status != ddl.LedgerOpen {
 		return err
 	}

@@ -42,6 +42,7 @@ func (s *Server) ListDatabases(ctx context.Context) ([]DatabaseState, error) {
 type OwnerCandidate struct {
 	Database string
 	Username string
+	Host     string // MySQL/MariaDB: the account's host ("%" for most); "" on PostgreSQL
 }
 
 // ListOwners returns the owner of each listed database, where one exists
@@ -49,15 +50,22 @@ type OwnerCandidate struct {
 func (s *Server) ListOwners(ctx context.Context, dbs []DatabaseState) ([]OwnerCandidate, error) {
 	reserved := ddl.NewReservedNames(s.spec.Name, s.spec.Username, nil)
 	var out []OwnerCandidate
-	keep := func(db, user string) {
+	keep := func(db, user, host string) {
 		if _, err := ddl.NewUsername(s.spec.Engine, user); err != nil || reserved.CheckOwner(user) != nil {
 			return
 		}
-		out = append(out, OwnerCandidate{Database: db, Username: user})
+		if host != "" {
+			h, err := ddl.NewAccountHost(host)
+			if err != nil {
+				return // a host tenantdb cannot render
+			}
+			host = h.String()
+		}
+		out = append(out, OwnerCandidate{Database: db, Username: user, Host: host})
 	}
 	if s.info.Flavor == ddl.FlavorPostgres {
 		for _, d := range dbs {
-			keep(d.Name, d.Owner)
+			keep(d.Name, d.Owner, "")
 		}
 		return out, nil
 	}
@@ -72,18 +80,19 @@ func (s *Server) ListOwners(ctx context.Context, dbs []DatabaseState) ([]OwnerCa
 	var found []OwnerCandidate
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
 		found = nil
-		rows, err := q.QueryContext(ctx, `SELECT Db, User, CONCAT(`+strings.Join(privCols, ", ")+`) FROM mysql.db WHERE Host = '%'`)
+		// Every host: 'u'@'10.%' is an account of its own (issue 46).
+		rows, err := q.QueryContext(ctx, `SELECT Db, User, Host, CONCAT(`+strings.Join(privCols, ", ")+`) FROM mysql.db`)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var db, user, flags string
-			if err := rows.Scan(&db, &user, &flags); err != nil {
+			var db, user, host, flags string
+			if err := rows.Scan(&db, &user, &host, &flags); err != nil {
 				return err
 			}
 			if name, ok := byPattern[db]; ok && strings.Trim(flags, "Y") == "" {
-				found = append(found, OwnerCandidate{Database: name, Username: user})
+				found = append(found, OwnerCandidate{Database: name, Username: user, Host: host})
 			}
 		}
 		return rows.Err()
@@ -92,10 +101,10 @@ func (s *Server) ListOwners(ctx context.Context, dbs []DatabaseState) ([]OwnerCa
 		return nil, s.readError("list the owners", err)
 	}
 	for _, f := range found {
-		keep(f.Database, f.Username)
+		keep(f.Database, f.Username, f.Host)
 	}
 	slices.SortFunc(out, func(a, b OwnerCandidate) int {
-		return strings.Compare(a.Database+"\x00"+a.Username, b.Database+"\x00"+b.Username)
+		return strings.Compare(a.Database+"\x00"+a.Username+"\x00"+a.Host, b.Database+"\x00"+b.Username+"\x00"+b.Host)
 	})
 	return out, nil
 }

@@ -86,7 +86,7 @@ func withDependents(server string, user ddl.Username, err error) error {
 // declares none: every grant on db is then revoked by the offboarding, and
 // each declared grant's next apply grants it again.
 func (s *Server) declaredGrantees(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (map[string]bool, error) {
-	mark, ok, err := s.roleMark(ctx, user.String())
+	mark, ok, err := s.loginMark(ctx, user)
 	if err != nil || !ok || mark.Database != db {
 		return map[string]bool{}, err
 	}

@@ -102,14 +102,14 @@ func (s *Server) loginValue(ctx context.Context, user ddl.Username) (v string, h
 			return db.QueryRowContext(ctx, `SELECT oid::text FROM pg_roles WHERE rolname = $1`, user.String()).Scan(&v)
 		case ddl.FlavorMariaDB:
 			// Only one JSON field leaves the server: never the hash.
-			return db.QueryRowContext(ctx, `SELECT COALESCE(JSON_VALUE(Priv, '$.password_last_changed'), '') FROM mysql.global_priv WHERE User = ? AND Host = '%'`,
-				user.String()).Scan(&v)
+			return db.QueryRowContext(ctx, `SELECT COALESCE(JSON_VALUE(Priv, '$.password_last_changed'), '') FROM mysql.global_priv WHERE User = ? AND Host = ?`,
+				user.String(), user.Host()).Scan(&v)
 		}
 		if !ddl.StoresLoginMark(s.info) {
-			return db.QueryRowContext(ctx, `SELECT '' FROM mysql.user WHERE User = ? AND Host = '%'`, user.String()).Scan(&v)
+			return db.QueryRowContext(ctx, `SELECT '' FROM mysql.user WHERE User = ? AND Host = ?`, user.String(), user.Host()).Scan(&v)
 		}
-		return db.QueryRowContext(ctx, `SELECT `+mysqlLoginValue+`, `+mysqlLoginAttribute+`, u.max_updates FROM mysql.user u WHERE u.User = ? AND u.Host = '%'`,
-			user.String()).Scan(&v, &tr.attr, &tr.limit)
+		return db.QueryRowContext(ctx, `SELECT `+mysqlLoginValue+`, `+mysqlLoginAttribute+`, u.max_updates FROM mysql.user u WHERE u.User = ? AND u.Host = ?`,
+			user.String(), user.Host()).Scan(&v, &tr.attr, &tr.limit)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, false, nil
@@ -118,7 +118,7 @@ func (s *Server) loginValue(ctx context.Context, user ddl.Username) (v string, h
 		return "", false, false, s.readError("read login "+user.String(), err)
 	}
 	if s.usesLedger() {
-		rows, err := s.ledgerLogin(ctx, user.String())
+		rows, err := s.ledgerLogin(ctx, user)
 		if err != nil {
 			return "", false, false, err
 		}
@@ -292,7 +292,7 @@ func (s *Server) markedOwnersOn(ctx context.Context, db ddl.DatabaseName, except
 	}
 	var out []ddl.Username
 	for _, o := range others {
-		u, err := ddl.NewUsername(s.spec.Engine, o)
+		u, err := ddl.ParseAccountKey(s.spec.Engine, o)
 		if err != nil {
 			continue // not a name tenantdb could manage: not an owner of ours
 		}
@@ -307,24 +307,27 @@ func (s *Server) markedOwnersOn(ctx context.Context, db ddl.DatabaseName, except
 	return out, nil
 }
 
-// accountsOnName lists the accounts other than the admin and except that
-// hold a privilege row on db's name (MySQL/MariaDB), sorted.
+// accountsOnName lists the accounts (ddl.AccountKey: 'u'@'10.%' is
+// "u@10.%") other than the admin's user (at any host) and except that hold
+// a privilege row on db's name (MySQL/MariaDB), sorted.
 func (s *Server) accountsOnName(ctx context.Context, db ddl.DatabaseName, except ddl.Username) ([]string, error) {
 	var others []string
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
 		others = nil
-		rows, err := q.QueryContext(ctx, `SELECT User FROM mysql.db WHERE Host = '%' AND Db = ? AND User <> ? AND User <> ? ORDER BY User`,
-			ddl.MySQLGrantPattern(s.info, db), s.spec.Username, except.String())
+		rows, err := q.QueryContext(ctx, `SELECT User, Host FROM mysql.db WHERE Db = ? AND User <> ? ORDER BY User, Host`,
+			ddl.MySQLGrantPattern(s.info, db), s.spec.Username)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var u string
-			if err := rows.Scan(&u); err != nil {
+			var u, h string
+			if err := rows.Scan(&u, &h); err != nil {
 				return err
 			}
-			others = append(others, u)
+			if k := ddl.AccountKey(u, h); except.IsZero() || k != except.Account() {
+				others = append(others, k)
+			}
 		}
 		return rows.Err()
 	})
@@ -340,6 +343,9 @@ func (s *Server) accountsOnName(ctx context.Context, db ddl.DatabaseName, except
 // never touched; a failure after the login exists drops the login this call
 // made. It returns the new login's identity.
 func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password, privs ddl.PrivilegeSet) (Identity, error) {
+	if err := ddl.CheckAccountHost(s.info, user.AccountHost()); err != nil {
+		return "", err
+	}
 	defer s.invalidateDatabase(db)
 	var id Identity
 	err := s.withLock(ctx, db, func(ctx context.Context) error {

@@ -18,18 +18,18 @@ import (
 // the database says nothing about it: a grant of ALL PRIVILEGES holds what
 // an owner holds, and an owner may hold less.
 
-// ownerLimit reads the per-hour update limit of user ('user'@'%'); found
+// ownerLimit reads the per-hour update limit of user (at its host); found
 // is false when there is no such account. Read directly: it decides
 // refusals before statements.
 func (s *Server) ownerLimit(ctx context.Context, user ddl.Username) (limit uint64, found bool, err error) {
-	q := `SELECT max_updates FROM mysql.user WHERE User = ? AND Host = '%'`
+	q := `SELECT max_updates FROM mysql.user WHERE User = ? AND Host = ?`
 	if s.info.Flavor == ddl.FlavorMariaDB {
 		// Only one JSON field leaves the server: never the hash.
-		q = `SELECT COALESCE(JSON_VALUE(Priv, '$.max_updates'), '0') FROM mysql.global_priv WHERE User = ? AND Host = '%'`
+		q = `SELECT COALESCE(JSON_VALUE(Priv, '$.max_updates'), '0') FROM mysql.global_priv WHERE User = ? AND Host = ?`
 	}
 	var v string
 	err = s.query(ctx, func(ctx context.Context, db queryer) error {
-		return db.QueryRowContext(ctx, q, user.String()).Scan(&v)
+		return db.QueryRowContext(ctx, q, user.String(), user.Host()).Scan(&v)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, nil

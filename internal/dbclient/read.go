@@ -79,7 +79,7 @@ func (s *Server) readDatabaseDirect(ctx context.Context, name ddl.DatabaseName) 
 }
 
 // privileges reads what grantee holds on database, as canonical names.
-// MySQL: the mysql.db row for 'grantee'@'%' on the escaped name (the form
+// MySQL: the mysql.db row for 'grantee'@'host' on the escaped name (the form
 // this provider grants), including GRANT OPTION when set. PostgreSQL:
 // CREATE/TEMPORARY from the database ACL and table privileges from the
 // default privileges the database owner gives in schema public.
@@ -100,7 +100,7 @@ func (s *Server) privileges(ctx context.Context, database ddl.DatabaseName, gran
 func (s *Server) mysqlPrivileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
 	names := mysqlDBColumnNames(s.info)
 	// Column names come from ddl's fixed catalog, never from input.
-	q := "SELECT " + strings.Join(names, ", ") + " FROM mysql.db WHERE Host = '%' AND User = ? AND Db = ?"
+	q := "SELECT " + strings.Join(names, ", ") + " FROM mysql.db WHERE Host = ? AND User = ? AND Db = ?"
 	vals := make([]string, len(names))
 	ptrs := make([]any, len(names))
 	for i := range vals {
@@ -108,7 +108,7 @@ func (s *Server) mysqlPrivileges(ctx context.Context, database ddl.DatabaseName,
 	}
 	var found bool
 	err := s.query(ctx, func(ctx context.Context, db queryer) error {
-		err := db.QueryRowContext(ctx, q, grantee.String(), ddl.MySQLGrantPattern(s.info, database)).Scan(ptrs...)
+		err := db.QueryRowContext(ctx, q, grantee.Host(), grantee.String(), ddl.MySQLGrantPattern(s.info, database)).Scan(ptrs...)
 		if errors.Is(err, sql.ErrNoRows) {
 			found = false
 			return nil

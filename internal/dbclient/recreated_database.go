@@ -104,7 +104,7 @@ func (s *Server) RevokeInherited(ctx context.Context, db ddl.DatabaseName, recor
 			return err
 		}
 		for _, name := range holders {
-			u, err := ddl.NewUsername(s.spec.Engine, name)
+			u, err := ddl.ParseAccountKey(s.spec.Engine, name)
 			if err != nil {
 				left = append(left, name) // no statement renders it: named for a human
 				continue

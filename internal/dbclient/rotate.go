@@ -26,6 +26,9 @@ import (
 //     pending and retries).
 func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new ddl.Username, pw ddl.Password,
 	privs ddl.PrivilegeSet, recordedOld Identity, dropOld bool) (newID Identity, dropErr, err error) {
+	if err := ddl.CheckAccountHost(s.info, new.AccountHost()); err != nil {
+		return "", nil, err
+	}
 	defer s.invalidateDatabase(db)
 	err = s.withLock(ctx, db, func(ctx context.Context) error {
 		oldCheck, err := s.checkOwnerLogin(ctx, db, old, recordedOld)

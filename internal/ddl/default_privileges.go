@@ -62,11 +62,11 @@ func NewRoleName(s string) (RoleName, error) {
 // "adm@srv", or longer than 32 characters) need not match it.
 func CatalogOwner(name string) (Username, error) {
 	r, err := NewRoleName(name)
-	return Username(r), err
+	return Username{s: r.s}, err
 }
 
 // Role is a Username as a RoleName.
-func (u Username) Role() RoleName { return RoleName(u) }
+func (u Username) Role() RoleName { return RoleName{u.s} }
 
 func (r RoleName) String() string { return r.s }
 

@@ -38,5 +38,5 @@ func UnlockLogin(user Username) Plan {
 }
 
 // MySQLDefiner is how information_schema's DEFINER columns name user's
-// account ('user@%'): the value to look its objects up by.
-func MySQLDefiner(user Username) string { return user.s + "@%" }
+// account ('user@host', issue 46): the value to look its objects up by.
+func MySQLDefiner(user Username) string { return user.s + "@" + user.Host() }

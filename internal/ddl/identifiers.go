@@ -34,8 +34,9 @@ type ServerName struct{ s string }
 // DatabaseName is a validated tenant database name.
 type DatabaseName struct{ s string }
 
-// Username is a validated login/role name.
-type Username struct{ s string }
+// Username is a validated login/role name; on MySQL/MariaDB with the host
+// part of its account (account_host.go: "" is '%').
+type Username struct{ s, host string }
 
 // Charset is a validated character set (PostgreSQL: encoding) name.
 type Charset struct{ s string }
@@ -111,7 +112,7 @@ func NewUsername(engine Engine, s string) (Username, error) {
 	if !usernamePattern.MatchString(s) {
 		return Username{}, invalid("username", s, "must match ^[A-Za-z0-9_][A-Za-z0-9_.$-]{0,31}$")
 	}
-	return Username{s}, nil
+	return Username{s: s}, nil
 }
 
 // NewCharset validates a character set or PostgreSQL encoding name.

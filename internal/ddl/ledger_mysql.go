@@ -66,6 +66,7 @@ func EnsureLedger() Plan {
 			"claim VARCHAR(41) NOT NULL, ",
 			"kind VARCHAR(16) NOT NULL, ",
 			"object VARCHAR(255) NOT NULL, ",
+			ledgerHostColumn, ", ",
 			"db VARCHAR(64) NOT NULL DEFAULT '', ",
 			"from_claim VARCHAR(41) NOT NULL DEFAULT '', ",
 			"status VARCHAR(8) NOT NULL, ",
@@ -76,8 +77,27 @@ func EnsureLedger() Plan {
 	}}
 }
 
+// ledgerHostColumn is the account host of a login's row (issue 46). A
+// ledger made before it has no such column: UpgradeLedger adds it, and
+// its rows read as '%', the only host tenantdb made logins at then.
+const ledgerHostColumn = "host VARCHAR(255) NOT NULL DEFAULT '%'"
+
+// LedgerHostColumnQuery counts the ledger's host column (0: a ledger an
+// earlier version made, which UpgradeLedger brings up to date).
+const LedgerHostColumnQuery = "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '" + LedgerDatabase +
+	"' AND TABLE_NAME = 'claims' AND COLUMN_NAME = 'host'"
+
+// UpgradeLedger adds the host column to a ledger an earlier version made,
+// in place: every row keeps its values and reads as host '%'. Run only
+// after LedgerHostColumnQuery found none; a concurrent upgrade that got
+// there first answers 1060 (duplicate column), which the caller takes as
+// done.
+func UpgradeLedger() Plan {
+	return Plan{Statements: []Statement{sql("ALTER TABLE ", ledgerTable, " ADD COLUMN ", ledgerHostColumn, " AFTER object").done()}}
+}
+
 // LedgerOpenLogin is the write-ahead row of an owner login's claim: the
-// login (Host '%'), the database it is made to own, the claim of the
+// login and its host, the database it is made to own, the claim of the
 // login a rotation takes over from ("" for a create), the privileges it is
 // granted, and which admin account wrote it (for people; nothing compares
 // it).
@@ -85,8 +105,8 @@ func LedgerOpenLogin(claim ClaimMark, owner Username, db DatabaseName, from stri
 	if from != "" && !claimMarkPattern.MatchString(from) {
 		from = ""
 	}
-	return sql("INSERT INTO ", ledgerTable, " (claim, kind, object, db, from_claim, status, privileges, made_by) VALUES (",
-		mysqlLiteral(claim.s), ", 'login', ", mysqlLiteral(owner.s), ", ", mysqlLiteral(db.s), ", ", mysqlLiteral(from),
+	return sql("INSERT INTO ", ledgerTable, " (claim, kind, object, host, db, from_claim, status, privileges, made_by) VALUES (",
+		mysqlLiteral(claim.s), ", 'login', ", mysqlLiteral(owner.s), ", ", mysqlLiteral(owner.Host()), ", ", mysqlLiteral(db.s), ", ", mysqlLiteral(from),
 		", '", LedgerOpen, "', ", mysqlLiteral(ledgerPrivileges(privs)), ", CURRENT_USER())").done()
 }
 
@@ -108,22 +128,34 @@ func LedgerSetStatus(claim ClaimMark, status string) Statement {
 }
 
 // LedgerLoginDropped records that tenantdb dropped owner: every live row
-// of that login.
+// of that login (at its host: the same user at another host is another
+// login).
 func LedgerLoginDropped(owner Username) Statement {
 	return sql("UPDATE ", ledgerTable, " SET status = '", LedgerDropped, "' WHERE kind = 'login' AND object = ",
-		mysqlLiteral(owner.s), " AND status IN ('", LedgerOpen, "', '", LedgerDone, "')").done()
+		mysqlLiteral(owner.s), " AND host = ", mysqlLiteral(owner.Host()), " AND status IN ('", LedgerOpen, "', '", LedgerDone, "')").done()
 }
 
 // LedgerLoginsQuery reads the live rows (open, done) of every login,
 // newest first (refreshes: one query per server for all owners). Columns:
-// object, claim, db, from_claim, status.
-const LedgerLoginsQuery = "SELECT object, claim, db, from_claim, status FROM " + ledgerTable +
-	" WHERE kind = 'login' AND status IN ('" + LedgerOpen + "', '" + LedgerDone + "') ORDER BY seq DESC"
+// object, host, claim, db, from_claim, status. LedgerLoginsQueryV1 reads
+// a ledger an earlier version made (no host column: every row is '%').
+const (
+	LedgerLoginsQuery   = "SELECT object, host, " + ledgerLoginColumns + " WHERE kind = 'login' AND status IN " + ledgerLive + " ORDER BY seq DESC"
+	LedgerLoginsQueryV1 = "SELECT object, '%', " + ledgerLoginColumns + " WHERE kind = 'login' AND status IN " + ledgerLive + " ORDER BY seq DESC"
+)
 
 // LedgerLoginQuery is LedgerLoginsQuery for one login (checks before a
-// write read directly): parameter the login's name.
-const LedgerLoginQuery = "SELECT object, claim, db, from_claim, status FROM " + ledgerTable +
-	" WHERE kind = 'login' AND object = ? AND status IN ('" + LedgerOpen + "', '" + LedgerDone + "') ORDER BY seq DESC"
+// write read directly): parameters the login's name and host. On a
+// ledger without the host column (V1) only host '%' has rows.
+const (
+	LedgerLoginQuery   = "SELECT object, host, " + ledgerLoginColumns + " WHERE kind = 'login' AND object = ? AND host = ? AND status IN " + ledgerLive + " ORDER BY seq DESC"
+	LedgerLoginQueryV1 = "SELECT object, '%', " + ledgerLoginColumns + " WHERE kind = 'login' AND object = ? AND ? = '%' AND status IN " + ledgerLive + " ORDER BY seq DESC"
+)
+
+const (
+	ledgerLoginColumns = "claim, db, from_claim, status FROM " + ledgerTable
+	ledgerLive         = "('" + LedgerOpen + "', '" + LedgerDone + "')"
+)
 
 // LedgerRow is one live ledger row of a login, as read.
 type LedgerRow struct {

@@ -106,7 +106,7 @@ func TestOwnerMarkGrantees(t *testing.T) {
 	if _, ok := ParseOwnerMark("tenantdb owner of acme db=pg:abc:16384 grants=1,x status=done"); ok {
 		t.Fatal("a grants= list with a non-OID is read as a mark")
 	}
-	plan := RecordGrantees(Username{"acme_app"}, OwnerMark{Database: DatabaseName{"acme"}, DBIdentity: "pg:abc:1", Grantees: "5"})
+	plan := RecordGrantees(Username{s: "acme_app"}, OwnerMark{Database: DatabaseName{"acme"}, DBIdentity: "pg:abc:1", Grantees: "5"})
 	if got := plan.Statements[0].SQL(); got != `COMMENT ON ROLE "acme_app" IS 'tenantdb owner of acme db=pg:abc:1 grants=5 status=done'` {
 		t.Fatalf("RecordGrantees: %s", got)
 	}

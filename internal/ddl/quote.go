@@ -19,8 +19,9 @@ func mysqlIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``")
 // mysqlLiteral is exact under MySQLSessionSQLMode (NO_BACKSLASH_ESCAPES).
 func mysqlLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// mysqlAccount renders 'user'@'%': tenant accounts are host-agnostic.
-func mysqlAccount(u Username) string { return mysqlLiteral(u.s) + "@'%'" }
+// mysqlAccount renders 'user'@'host' ('%' unless the login has a host,
+// issue 46): every statement naming a MySQL/MariaDB login goes through it.
+func mysqlAccount(u Username) string { return mysqlLiteral(u.s) + "@" + mysqlLiteral(u.Host()) }
 
 // mysqlGrantTarget renders `db`.* as the server reads a database-level
 // grant: escaped where the name is a LIKE pattern (acme_1 must never match

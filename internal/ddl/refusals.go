@@ -147,7 +147,7 @@ func ErrDatabaseGone(server string, db DatabaseName) error {
 // exist. Grants bring no principal into existence.
 func ErrGrantUserMissing(server string, user Username) *Error {
 	return refuse(GrantUserMissing, fmt.Sprintf("principal %q on server %q", user, server),
-		"No such principal exists (MySQL/MariaDB: the account '"+user.s+"'@'%'; PostgreSQL: a role of that name). "+
+		"No such principal exists (MySQL/MariaDB: the account "+mysqlAccount(user)+"; PostgreSQL: a role of that name). "+
 			"tenantdb_tenant_grant grants to existing principals only and never creates one. Nothing was changed.",
 		"Create the principal outside this resource (by hand, or with the resource that manages it), then apply "+
 			"again: the same configuration succeeds once it exists.")
@@ -241,4 +241,21 @@ func ErrLoginStillHeld(server string, user Username, detail string, cause error)
 		"In each database named there, connected as its owner (or a superuser), run REVOKE ALL ON <object> FROM %s; "+
 		"(or DROP OWNED BY %s; where the login owns nothing), then apply again. Its tenant's tables were already "+
 		"reassigned to the admin", server, user.s, cause, detail, pgIdent(user.s), pgIdent(user.s))
+}
+
+// ErrHostOnPostgres refuses a host on a PostgreSQL owner or grant: roles
+// have no host part.
+func ErrHostOnPostgres(host string) error {
+	return refuse(InvalidIdentifier, fmt.Sprintf("host %q", printable(host)),
+		"PostgreSQL roles have no host part: host applies to MySQL/MariaDB accounts only.",
+		"Remove host (restrict where a PostgreSQL role connects from in pg_hba.conf).")
+}
+
+// ErrHostCIDRUnsupported refuses a CIDR host on a server that cannot read
+// one (MariaDB, MySQL before 8.0.23), naming its version.
+func ErrHostCIDRUnsupported(info ServerInfo, h AccountHost) error {
+	return refuse(InvalidIdentifier, fmt.Sprintf("host %q", h.s),
+		fmt.Sprintf("CIDR notation needs MySQL 8.0.23 or later; this server is %s %s, which would read it as a host name that matches no client.",
+			info.Flavor, info.Version),
+		"Write the block with a netmask (10.20.0.0/255.255.0.0).")
 }

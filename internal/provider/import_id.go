@@ -5,6 +5,10 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
 // tenantImportID is the pinned import ID of tenant resources.
@@ -13,6 +17,39 @@ type tenantImportID struct {
 	Name     string          `json:"name"`
 	Database string          `json:"database"`
 	Username string          `json:"username"`
+	// Host is the MySQL/MariaDB account's host (issue 46); absent: "%".
+	Host *string `json:"host"`
+}
+
+// hostValue is the host attribute an import sets: null when the ID names
+// none (the account at "%", as a configuration without host).
+func (id tenantImportID) hostValue() types.String {
+	if id.Host == nil {
+		return types.StringNull()
+	}
+	return types.StringValue(*id.Host)
+}
+
+// checkHost validates the ID's host for the server's engine.
+func (id tenantImportID) checkHost(ref serverRef) error {
+	if id.Host == nil {
+		return nil
+	}
+	if ref.engine() == ddl.EnginePostgres {
+		return ddl.ErrHostOnPostgres(*id.Host)
+	}
+	_, err := ddl.NewAccountHost(*id.Host)
+	return err
+}
+
+// loginID is the id attribute of an owner or grant: server/database/user,
+// with "@host" when the account's host is not "%".
+func loginID(ref serverRef, db, user string, host types.String) string {
+	id := ref.Name + "/" + db + "/" + user
+	if h, ok, _ := accountHost(host); ok && h.String() != ddl.AnyHost {
+		id += "@" + h.String()
+	}
+	return id
 }
 
 func parseTenantImportID(raw string) (serverRef, tenantImportID, error) {

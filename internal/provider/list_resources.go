@@ -191,14 +191,19 @@ func (l *tenantOwnerList) List(ctx context.Context, req list.ListRequest, stream
 				return
 			}
 			r := req.NewListResult(ctx)
+			host := listedHost(o.Host)
 			r.DisplayName = o.Username + " (owner of " + o.Database + ")"
+			if !host.IsNull() {
+				r.DisplayName = "'" + o.Username + "'@'" + o.Host + "' (owner of " + o.Database + ")"
+			}
 			r.Diagnostics.Append(r.Identity.SetAttribute(ctx, path.Root("server"), types.StringValue(ref.encode()))...)
 			r.Diagnostics.Append(r.Identity.SetAttribute(ctx, path.Root("database"), types.StringValue(o.Database))...)
 			r.Diagnostics.Append(r.Identity.SetAttribute(ctx, path.Root("username"), types.StringValue(o.Username))...)
+			r.Diagnostics.Append(r.Identity.SetAttribute(ctx, path.Root("host"), host)...)
 			if req.IncludeResource {
 				m := tenantOwnerModel{
-					ID: types.StringValue(ref.Name + "/" + o.Database + "/" + o.Username), Server: types.StringValue(ref.encode()),
-					Database: types.StringValue(o.Database), Username: types.StringValue(o.Username),
+					ID: types.StringValue(loginID(ref, o.Database, o.Username, host)), Server: types.StringValue(ref.encode()),
+					Database: types.StringValue(o.Database), Username: types.StringValue(o.Username), Host: host,
 					PasswordWO: types.StringNull(), PasswordWOVersion: types.Int64Null(),
 					RetainPrevious: types.BoolValue(false), PreviousRetained: types.BoolValue(false),
 					Privileges:  types.SetValueMust(types.StringType, []attr.Value{types.StringValue(string(ddl.AllPrivileges))}),
@@ -211,4 +216,13 @@ func (l *tenantOwnerList) List(ctx context.Context, req list.ListRequest, stream
 			}
 		}
 	}
+}
+
+// listedHost is the host attribute of a listed account: null for "%" and
+// on PostgreSQL (as a configuration without host), the host otherwise.
+func listedHost(h string) types.String {
+	if h == "" || h == ddl.AnyHost {
+		return types.StringNull()
+	}
+	return types.StringValue(h)
 }

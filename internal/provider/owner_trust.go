@@ -38,9 +38,13 @@ func rotationSuccessor(ctx context.Context, srv *dbclient.Server, t ownerTarget,
 		"The login is gone: an apply of this resource that was interrupted before Terraform saved its state rotated "+
 			"the owner of database %q to login %q (its mark names this login as the one it took over from) and dropped "+
 			"this one. State now names %q; if the configuration still says %q, the plan rotates back to it.",
-		t.db, succ.String(), succ.String(), t.user))
+		t.db, succ.Quoted(), succ.Quoted(), t.user))
 	state.Username = types.StringValue(succ.String())
-	state.ID = types.StringValue(t.ref.Name + "/" + t.db.String() + "/" + succ.String())
+	if h, _, _ := accountHost(state.Host); h.String() != succ.Host() {
+		// A host change (issue 46) is a rotation to the same name.
+		state.Host = types.StringValue(succ.Host())
+	}
+	state.ID = types.StringValue(loginID(t.ref, t.db.String(), succ.String(), state.Host))
 	state.UserCreated = types.BoolValue(true)
 	return st, *succ
 }
@@ -53,7 +57,7 @@ func rotationSuccessor(ctx context.Context, srv *dbclient.Server, t ownerTarget,
 // says what is really going on.
 func (u *ownerUpdate) backToPending(ctx context.Context, err error) bool {
 	var de *ddl.Error
-	name := u.t.user.String()
+	name := u.t.user.Account()
 	if !errors.As(err, &de) || de.Reason != ddl.PreExistingOwnerUser || !u.pending.has(name) {
 		return false
 	}

@@ -53,6 +53,7 @@ type grantServer interface {
 	UnescapedGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (string, error)
 	DatabaseOwnerToJoin(ctx context.Context, db ddl.DatabaseName) (string, error)
 	JoinDatabaseOwner(ctx context.Context, db ddl.DatabaseName, owner ddl.Username) error
+	CheckIdentity(ctx context.Context, db ddl.DatabaseName, recorded dbclient.Identity) (dbclient.Check, error)
 	inheritedRevoker
 }
 

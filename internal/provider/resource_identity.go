@@ -52,6 +52,7 @@ var (
 		{name: "server", requiredImport: true, description: "`tenantdb_db_server.<name>.ref`."},
 		{name: "database", requiredImport: true, description: "The tenant database."},
 		{name: "username", requiredImport: true, description: "The login."},
+		{name: "host", description: "MySQL/MariaDB: the account's host (absent: `%`)."},
 	}
 )
 

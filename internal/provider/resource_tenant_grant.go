@@ -39,6 +39,7 @@ type tenantGrantModel struct {
 	Server     types.String `tfsdk:"server"`
 	Database   types.String `tfsdk:"database"`
 	Username   types.String `tfsdk:"username"`
+	Host       types.String `tfsdk:"host"`
 	Privileges types.Set    `tfsdk:"privileges"`
 }
 
@@ -54,7 +55,7 @@ func (r *tenantGrantResource) Schema(_ context.Context, _ resource.SchemaRequest
 	resp.Schema = schema.Schema{
 		Version: schemaVersion,
 		MarkdownDescription: "Privileges on one tenant database for a principal that **already exists** " +
-			"(MySQL/MariaDB: the account `'username'@'%'`; PostgreSQL: a role). A grant never creates, alters or drops " +
+			"(MySQL/MariaDB: the account `'username'@'host'`, `host` defaulting to `%`; PostgreSQL: a role). A grant never creates, alters or drops " +
 			"the principal: if it does not exist the apply fails with `GrantUserMissing` and changes nothing, and the " +
 			"same configuration succeeds once the principal exists. `privileges` is desired state in both directions, " +
 			"scoped to this one database: missing privileges are granted first, then only the surplus is revoked, and " +
@@ -100,7 +101,7 @@ func (r *tenantGrantResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"a resource that depends on it (`depends_on`) does not run after a refusal; the refusal names them.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				Computed: true, MarkdownDescription: "`<server name>/<database>/<username>`.",
+				Computed: true, MarkdownDescription: "`<server name>/<database>/<username>`, with `@<host>` when `host` is not `%`.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"server": serverAttribute(),
@@ -122,6 +123,9 @@ func (r *tenantGrantResource) Schema(_ context.Context, _ resource.SchemaRequest
 				Validators:    []validator.String{identifierValidator{kind: "username"}},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
+			"host": hostAttribute("Changing it moves the grant in place: the account at the new host is granted first, then " +
+				"the account at the old host is revoked (a failure or a kill in between leaves the old host in state, and " +
+				"the next apply does both again)."),
 			"privileges": schema.SetAttribute{
 				Required: true, ElementType: types.StringType,
 				MarkdownDescription: "Privileges on the tenant database, case-insensitive: `[\"ALL PRIVILEGES\"]` alone, or " +
@@ -169,6 +173,7 @@ func grantRules(ctx context.Context, ref serverRef, m tenantGrantModel, reserved
 		} else if err = ref.reserved().CheckGrantee(t.user.String()); reserved && err != nil {
 			addAttributeError(&diags, path.Root("username"), err)
 		}
+		t.user = withHost(e, t.user, m.Host, &diags)
 	}
 	if !m.Privileges.IsUnknown() && !m.Privileges.IsNull() && !containsUnknown(m.Privileges) {
 		var names []string
@@ -223,13 +228,11 @@ func (r *tenantGrantResource) ModifyPlan(ctx context.Context, req resource.Modif
 			return
 		}
 	}
-	if !plan.Database.IsUnknown() && !plan.Username.IsUnknown() {
-		plan.ID = types.StringValue(grantID(ref, plan.Database.ValueString(), plan.Username.ValueString()))
+	if !plan.Database.IsUnknown() && !plan.Username.IsUnknown() && !plan.Host.IsUnknown() {
+		plan.ID = types.StringValue(loginID(ref, plan.Database.ValueString(), plan.Username.ValueString(), plan.Host))
 		resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.Plan.Raw)...)
 	}
 }
-
-func grantID(ref serverRef, db, user string) string { return ref.Name + "/" + db + "/" + user }
 
 // target validates what a Read or Delete is about: the names only (the
 // privileges in state may be drift, GRANT OPTION, or unknown).
@@ -298,7 +301,7 @@ func (r *tenantGrantResource) Create(ctx context.Context, req resource.CreateReq
 		addError(&resp.Diagnostics, fmt.Sprintf("grant %v on database %q to %q", t.privs.Names(), t.db, t.user), err)
 		return
 	}
-	plan.ID = types.StringValue(grantID(t.ref, t.db.String(), t.user.String()))
+	plan.ID = types.StringValue(loginID(t.ref, t.db.String(), t.user.String(), plan.Host))
 	resp.Diagnostics.Append(recordGrantIdentities(ctx, resp.Private, ids)...)
 	resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.State.Raw)...)
 }
@@ -452,7 +455,7 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 		held = ddl.ShallowHeld(srv.Info(), st.Held.Any, declared)
 	}
 	state.Privileges = grantPrivilegesValue(ctx, srv.Info(), state.Privileges, held, importing)
-	state.ID = types.StringValue(grantID(t.ref, t.db.String(), t.user.String()))
+	state.ID = types.StringValue(loginID(t.ref, t.db.String(), t.user.String(), state.Host))
 	if importing {
 		// Granting on the tenant's objects needs the owner's role; an import
 		// only reads, the apply that changes the grant joins it
@@ -545,6 +548,18 @@ func (r *tenantGrantResource) Update(ctx context.Context, req resource.UpdateReq
 		keepOld(err, fmt.Sprintf("join the owner role of database %q, as the grant's import found needed", t.db))
 		return
 	}
+	if old, d := r.target(ctx, state); !d.HasError() && old.user != t.user {
+		// A host change: the new account first, then the old one.
+		ids, err := moveGrantHost(ctx, srv, t, old.user, recorded)
+		if err != nil {
+			keepOld(err, fmt.Sprintf("move the grant on database %q from %s to %s", t.db, old.user.Quoted(), t.user.Quoted()))
+			return
+		}
+		resp.Diagnostics.Append(recordGrantIdentities(ctx, resp.Private, ids)...)
+		plan.ID = types.StringValue(loginID(t.ref, t.db.String(), t.user.String(), plan.Host))
+		resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.State.Raw)...)
+		return
+	}
 	// Every update (a privilege change, or a new address for the server)
 	// checks both identities under the locks before anything runs.
 	if err := srv.UpdateGrant(ctx, t.db, t.user, t.privs, recorded); err != nil {
@@ -555,7 +570,7 @@ func (r *tenantGrantResource) Update(ctx context.Context, req resource.UpdateReq
 		keepOld(err, fmt.Sprintf("set the privileges of %q on database %q to %v", t.user, t.db, t.privs.Names()))
 		return
 	}
-	plan.ID = types.StringValue(grantID(t.ref, t.db.String(), t.user.String()))
+	plan.ID = types.StringValue(loginID(t.ref, t.db.String(), t.user.String(), plan.Host))
 	resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.State.Raw)...)
 }
 
@@ -616,14 +631,18 @@ func (r *tenantGrantResource) ImportState(ctx context.Context, req resource.Impo
 			}
 		}
 	}
+	if err == nil {
+		err = id.checkHost(ref)
+	}
 	if err != nil {
 		addError(&resp.Diagnostics, "import tenantdb_tenant_grant", fmt.Errorf("%w\n\nThe import ID is "+
 			"jsonencode({ server = tenantdb_db_server.main.ref, database = \"acme_wms\", username = \"maester\" })", err))
 		return
 	}
 	m := tenantGrantModel{
-		ID:     types.StringValue(grantID(ref, id.Database, id.Username)),
+		ID:     types.StringValue(loginID(ref, id.Database, id.Username, id.hostValue())),
 		Server: types.StringValue(ref.encode()), Database: types.StringValue(id.Database), Username: types.StringValue(id.Username),
+		Host:       id.hostValue(),
 		Privileges: types.SetUnknown(types.StringType),
 	}
 	// resp.State.Set, not the model codec (model_codec.go): the codec is

@@ -30,6 +30,10 @@ func (f *fakeGrantServer) Info() ddl.ServerInfo {
 	return ddl.ServerInfo{Flavor: ddl.FlavorMariaDB}
 }
 
+func (f *fakeGrantServer) CheckIdentity(context.Context, ddl.DatabaseName, dbclient.Identity) (dbclient.Check, error) {
+	return dbclient.Check{}, nil
+}
+
 func (f *fakeGrantServer) CreateGrant(context.Context, ddl.DatabaseName, ddl.Username, ddl.PrivilegeSet) (dbclient.GrantIdentity, error) {
 	f.t.Error("Read called CreateGrant")
 	return dbclient.GrantIdentity{}, nil

@@ -43,6 +43,7 @@ type tenantOwnerModel struct {
 	Server            types.String `tfsdk:"server"`
 	Database          types.String `tfsdk:"database"`
 	Username          types.String `tfsdk:"username"`
+	Host              types.String `tfsdk:"host"`
 	PasswordWO        types.String `tfsdk:"password_wo"`
 	PasswordWOVersion types.Int64  `tfsdk:"password_wo_version"`
 	RetainPrevious    types.Bool   `tfsdk:"retain_previous_password"`
@@ -97,7 +98,7 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"UNLOCK`): the configuration declares a login the tenant logs in with.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				Computed: true, MarkdownDescription: "`<server name>/<database>/<username>`.",
+				Computed: true, MarkdownDescription: "`<server name>/<database>/<username>`, with `@<host>` when `host` is not `%`.",
 			},
 			"server": serverAttribute(),
 			"database": schema.StringAttribute{
@@ -109,7 +110,7 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 			},
 			"username": schema.StringAttribute{
 				Required: true,
-				MarkdownDescription: "The owner login, `^[A-Za-z0-9_][A-Za-z0-9_.$-]{0,31}$` (MySQL/MariaDB: `'username'@'%'`). " +
+				MarkdownDescription: "The owner login, `^[A-Za-z0-9_][A-Za-z0-9_.$-]{0,31}$` (MySQL/MariaDB: the account `'username'@'host'`, see `host`). " +
 					"Not a system account, the server's admin login or one of its `reserved_usernames` (`OwnerUserReserved`). " +
 					"Changing it rotates the login in place, create-before-drop: the new login is created with the current " +
 					"password and granted (on PostgreSQL it takes over the database, what the old login owns there, and its " +
@@ -120,6 +121,9 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 					"login, so the old one cannot reach it).",
 				Validators: []validator.String{identifierValidator{kind: "username"}},
 			},
+			"host": hostAttribute("Changing it moves the login to the new host create-before-drop, as a `username` " +
+				"change does (the new account is created with the current password and granted, then the old one is " +
+				"dropped; kill-safe in the same way), so the tenant keeps working throughout."),
 			"password_wo": schema.StringAttribute{
 				Required: true, WriteOnly: true, Sensitive: true,
 				MarkdownDescription: "The owner's password, write-only: never stored in state or plans. Pass it from an " +
@@ -215,8 +219,10 @@ func ownerRules(ctx context.Context, ref serverRef, m tenantOwnerModel) (ownerTa
 		if t.user, err = ddl.NewUsername(e, m.Username.ValueString()); err != nil {
 			addAttributeError(&diags, path.Root("username"), err)
 		} else if err = ref.reserved().CheckOwner(t.user.String()); err != nil {
+			// Reserved by user name, at any host.
 			addAttributeError(&diags, path.Root("username"), err)
 		}
+		t.user = withHost(e, t.user, m.Host, &diags)
 	}
 	if !m.Privileges.IsUnknown() && !m.Privileges.IsNull() {
 		var names []string
@@ -250,8 +256,8 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !plan.Database.IsUnknown() && !plan.Username.IsUnknown() {
-		plan.ID = types.StringValue(ref.Name + "/" + plan.Database.ValueString() + "/" + plan.Username.ValueString())
+	if !plan.Database.IsUnknown() && !plan.Username.IsUnknown() && !plan.Host.IsUnknown() {
+		plan.ID = types.StringValue(loginID(ref, plan.Database.ValueString(), plan.Username.ValueString(), plan.Host))
 	}
 	if req.State.Raw.IsNull() {
 		plan.UserCreated = types.BoolUnknown()
@@ -285,9 +291,10 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 	}
 	// A rotation, or a pending drop of a rotated-out login, decides
 	// previous_username only when applied.
-	if !plan.Username.Equal(state.Username) || !state.PreviousUsername.IsNull() {
+	moved := !plan.Username.Equal(state.Username) || !sameHost(plan.Host, state.Host)
+	if moved || !state.PreviousUsername.IsNull() {
 		plan.PreviousUsername = types.StringUnknown()
-		if !plan.Username.Equal(state.Username) {
+		if moved {
 			plan.UserCreated = types.BoolUnknown()
 		}
 	}
@@ -350,7 +357,7 @@ func (r *tenantOwnerResource) Create(ctx context.Context, req resource.CreateReq
 		addError(&resp.Diagnostics, fmt.Sprintf("create owner login %q for database %q", t.user, t.db), err)
 		return
 	}
-	plan.ID = types.StringValue(t.ref.Name + "/" + t.db.String() + "/" + t.user.String())
+	plan.ID = types.StringValue(loginID(t.ref, t.db.String(), t.user.String(), plan.Host))
 	plan.UserCreated = types.BoolValue(true)
 	plan.PreviousUsername = types.StringNull()
 	plan.PreviousRetained = types.BoolValue(false)
@@ -456,7 +463,7 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 	pending = pending.withHalfMade(st.HalfMade)
 	if len(pending) > 0 {
 		for _, p := range pending {
-			if prev, err := ddl.NewUsername(t.ref.engine(), p.Name); err == nil {
+			if prev, err := ddl.ParseAccountKey(t.ref.engine(), p.Name); err == nil {
 				if _, found, err := srv.LoginIdentity(ctx, prev); err == nil && !found {
 					pending = pending.without(p.Name)
 				}
@@ -577,14 +584,20 @@ func (r *tenantOwnerResource) ImportState(ctx context.Context, req resource.Impo
 			_, err = ddl.NewUsername(ref.engine(), id.Username)
 		}
 	}
+	host := id.hostValue()
+	if err == nil {
+		err = id.checkHost(ref)
+	}
 	if err != nil {
 		addError(&resp.Diagnostics, "import tenantdb_tenant_owner", fmt.Errorf("%w\n\nThe import ID is "+
-			"jsonencode({ server = tenantdb_db_server.main.ref, database = \"acme_wms\", username = \"acme_app\" })", err))
+			"jsonencode({ server = tenantdb_db_server.main.ref, database = \"acme_wms\", username = \"acme_app\" }), "+
+			"with host = \"10.20.%%\" for a MySQL/MariaDB account at another host than %%", err))
 		return
 	}
 	m := tenantOwnerModel{
-		ID:     types.StringValue(ref.Name + "/" + id.Database + "/" + id.Username),
+		ID:     types.StringValue(loginID(ref, id.Database, id.Username, host)),
 		Server: types.StringValue(ref.encode()), Database: types.StringValue(id.Database), Username: types.StringValue(id.Username),
+		Host:       host,
 		PasswordWO: types.StringNull(), PasswordWOVersion: types.Int64Null(),
 		RetainPrevious: types.BoolValue(false), PreviousRetained: types.BoolValue(false),
 		Privileges: types.SetUnknown(types.StringType), UserCreated: types.BoolValue(false),

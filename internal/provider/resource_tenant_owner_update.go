@@ -158,7 +158,7 @@ func (u *ownerUpdate) rotateUsername(ctx context.Context) error {
 	oldID, oldCreated := u.recorded, u.created
 	u.recorded, u.created, u.rotatedNow = newID, true, true
 	if dropErr != nil && oldCreated {
-		u.pending = u.pending.add(u.old.user.String(), oldID)
+		u.pending = u.pending.add(u.old.user.Account(), oldID)
 		addPendingDropWarning(&u.resp.Diagnostics, u.old.user, u.t, dropErr)
 	}
 	return nil
@@ -217,7 +217,7 @@ func (u *ownerUpdate) syncPrivileges(ctx context.Context) error {
 func (u *ownerUpdate) dropPendingLogins(ctx context.Context) error {
 	keep := pendingLogins{}
 	for _, p := range u.pending {
-		if p.Name == u.t.user.String() {
+		if p.Name == u.t.user.Account() {
 			// The current owner is never dropped, and is no longer a
 			// rotated-out login (a rotation back to it, or a half-made
 			// login the rotation just finished): it leaves the list, and
@@ -249,6 +249,7 @@ func (u *ownerUpdate) saveAsIs(ctx context.Context) {
 	st := u.state
 	if u.rotatedNow {
 		st.Username = types.StringValue(u.t.user.String())
+		st.Host = u.plan.Host
 		st.ID = u.plan.ID
 		st.PasswordWOVersion = u.plan.PasswordWOVersion
 		st.UserCreated = types.BoolValue(true)
@@ -271,7 +272,7 @@ var errPasswordUnknown = fmt.Errorf("the password is not known (see the error ab
 func dropPendingLogins(ctx context.Context, srv *dbclient.Server, t ownerTarget, pending pendingLogins, destroying bool, diags *diag.Diagnostics) pendingLogins {
 	still := pendingLogins{}
 	for _, p := range pending {
-		prev, err := ddl.NewUsername(t.ref.engine(), p.Name)
+		prev, err := ddl.ParseAccountKey(t.ref.engine(), p.Name)
 		if err != nil {
 			addError(diags, "read previous_username", err)
 			still = append(still, p)

@@ -45,6 +45,8 @@ func (v identifierValidator) ValidateString(ctx context.Context, req validator.S
 		_, err = ddl.NewDatabaseName(ddl.EngineMySQL, s)
 	case "username":
 		_, err = ddl.NewUsername(ddl.EngineMySQL, s)
+	case "host":
+		_, err = ddl.NewAccountHost(s)
 	case "character set":
 		// The engine may not be known yet: accept what either engine
 		// accepts; ValidateConfig and ModifyPlan apply the engine's rule.
