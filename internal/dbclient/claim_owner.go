@@ -54,7 +54,8 @@ func (s *Server) settleOwnerClaim(ctx context.Context, db ddl.DatabaseName, user
 // on the database) still means the password was right.
 func (s *Server) loginAccepts(ctx context.Context, user ddl.Username, pw ddl.Password) (bool, error) {
 	spec := s.spec
-	spec.Username, spec.Password = user.String(), pw
+	// The tenant's login, with its own password: never the admin's token.
+	spec.Username, spec.Password, spec.Auth = user.String(), pw, CloudAuth{}
 	var connector driver.Connector
 	switch spec.Engine {
 	case ddl.EngineMySQL:
