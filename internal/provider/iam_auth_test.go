@@ -318,3 +318,97 @@ func (s iamServer) tlsOnly(token string) error {
 	}
 	return nil
 }
+
+// TestAccIAMAuth_refusedAtPlan: with a cloud method, tls = "disable", an
+// admin_passwords entry and the environment fallback are refused at plan
+// time (no server is reached: the port is closed); a token that cannot be
+// had (no AWS credentials anywhere in the chain) fails the apply with an
+// error naming AWS and the chain step, not a database error.
+func TestAccIAMAuth_refusedAtPlan(t *testing.T) {
+	testserver.UseTestAWSChain(t, false)
+	port := closedPort(t)
+	server := func(name, extra string) string {
+		return fmt.Sprintf(`
+resource "tenantdb_db_server" "main" {
+  name       = %q
+  engine     = "postgres"
+  host       = "127.0.0.1"
+  port       = %d
+  username   = "tenantdb_admin"
+  auth       = "aws_rds_iam"
+  aws_region = "eu-west-1"
+%s
+}
+`, name, port, extra)
+	}
+	t.Setenv(AdminPasswordEnv("iamenv"), "stored")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{
+			{Config: server("iamtls", `  tls = "disable"`), PlanOnly: true, ExpectError: regexp.MustCompile(`needs TLS`)},
+			{
+				Config:   `provider "tenantdb" { admin_passwords = { iampw = "stored" } }` + server("iampw", ""),
+				PlanOnly: true, ExpectError: regexp.MustCompile(`remove\s+admin_passwords\["iampw"\]`),
+			},
+			{Config: server("iamenv", ""), PlanOnly: true, ExpectError: regexp.MustCompile(`TENANTDB_ADMIN_PASSWORD_IAMENV\s+is\s+set`)},
+			{
+				Config:      server("iamnocreds", ""),
+				ExpectError: regexp.MustCompile(`(?s)token: server "iamnocreds": AWS: cannot get a login token.*retrieving\s+credentials\s+from\s+the\s+default\s+chain`),
+			},
+		},
+	})
+}
+
+// TestAccIAMAuth_switchMethod: a server moves from its stored password to
+// a token login (the token being the same secret, so both log in): the
+// plan updates the db_server (which tests the new login) and each tenant
+// resource's `server` in place, the apply runs no DDL, and the next plan
+// is empty. Back to the password: the same.
+func TestAccIAMAuth_switchMethod(t *testing.T) {
+	for _, kind := range engines() {
+		t.Run(kind, func(t *testing.T) {
+			base := testAccServer(t, kind)
+			token := "ya29.c.switch-" + uniqueName("sw") + strings.Repeat("Sw1", 30)
+			t.Cleanup(dbclient.SetGCPTokenProviderForTesting(func(string) (auth.TokenProvider, error) {
+				return staticGoogleToken(token), nil
+			}))
+			s := base.iamAdmin(t, "sw_"+kind, func(string) string { return token })
+			db, owner, grantee := uniqueName("sw"), uniqueName("own"), uniqueName("rdr")
+			s.principal(t, grantee)
+			t.Cleanup(func() { s.dropDatabase(t, db); s.dropLogins(t, owner, grantee) })
+			tenant := iamTenantHCL(db, owner, "Sw-owner-pw-1", 1, grantee)
+			withPassword, withToken := s.hcl(""), s.hcl(`  auth = "gcp_cloudsql_iam"`)
+			storedPassword := func(set bool) {
+				envMu.Lock()
+				defer envMu.Unlock()
+				if set {
+					os.Setenv(AdminPasswordEnv(s.name), token)
+				} else {
+					os.Unsetenv(AdminPasswordEnv(s.name))
+				}
+			}
+			t.Cleanup(func() { storedPassword(false) })
+			var mark testserver.LogMark
+			switchTo := func(cfg string, password bool) []resource.TestStep {
+				return []resource.TestStep{
+					{
+						PreConfig: func() { storedPassword(password); mark = s.MarkLog(t) },
+						Config:    cfg + tenant,
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction("tenantdb_db_server.main", plancheck.ResourceActionUpdate),
+							plancheck.ExpectResourceAction("tenantdb_tenant_database.db", plancheck.ResourceActionUpdate),
+							plancheck.ExpectResourceAction("tenantdb_tenant_owner.o", plancheck.ResourceActionUpdate),
+							plancheck.ExpectResourceAction("tenantdb_tenant_grant.g", plancheck.ResourceActionUpdate),
+						}},
+						Check: func(*terraform.State) error { s.AssertNoDDL(t, mark, s.admin.Username); return nil },
+					},
+					{Config: cfg + tenant, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+				}
+			}
+			steps := []resource.TestStep{{PreConfig: func() { storedPassword(true) }, Config: withPassword + tenant}}
+			steps = append(steps, switchTo(withToken, false)...)
+			steps = append(steps, switchTo(withPassword, true)...)
+			resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProviders, TerraformVersionChecks: writeOnlyTerraform, Steps: steps})
+		})
+	}
+}
