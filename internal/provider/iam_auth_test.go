@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/tls"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -28,6 +29,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
 )
 
@@ -38,14 +40,32 @@ import (
 type iamServer struct {
 	accServer
 	admin testserver.Login
+	pam   bool // the admin logs in through PAM (pamService)
 }
 
+// iamAdmin: see iamServer.
 func (s accServer) iamAdmin(t *testing.T, name string, token func(admin string) string) iamServer {
+	return s.iamAdminVia(t, name, token, true)
+}
+
+// iamAdminVia is iamAdmin; viaPAM false keeps MariaDB's password plugin
+// (a test that also logs in with the token as a stored password, which
+// never uses the cleartext plugin).
+func (s accServer) iamAdminVia(t *testing.T, name string, token func(admin string) string, viaPAM bool) iamServer {
 	t.Helper()
 	admin := s.CreateAdminLogin(t, uniqueName("iam"))
 	admin.Password = token(admin.Username)
+	var svc string
+	if viaPAM && s.Engine != "postgres" {
+		svc = s.pamService(t, admin.Password)
+	}
 	if s.Engine == "postgres" {
 		s.exec(t, "", fmt.Sprintf("ALTER ROLE %s PASSWORD '%s'", s.ident(admin.Username), admin.Password))
+	} else if svc != "" {
+		// MariaDB 10.11: the login goes through PAM, whose plugin asks
+		// the client for mysql_clear_password, as RDS's
+		// AWSAuthenticationPlugin does; PAM accepts exactly the token.
+		s.exec(t, "", fmt.Sprintf("ALTER USER '%s'@'%%' IDENTIFIED VIA pam USING '%s' REQUIRE SSL", admin.Username, svc))
 	} else {
 		// REQUIRE SSL: the server itself refuses this login without TLS,
 		// as RDS does for IAM logins.
@@ -54,7 +74,7 @@ func (s accServer) iamAdmin(t *testing.T, name string, token func(admin string) 
 	envMu.Lock()
 	os.Unsetenv(AdminPasswordEnv(name))
 	envMu.Unlock()
-	return iamServer{accServer{s.Server, name}, admin}
+	return iamServer{accServer{s.Server, name}, admin, svc != ""}
 }
 
 // hcl is the provider block (CA only) and the db_server with extra (the
@@ -298,10 +318,11 @@ func (s iamServer) tlsOnly(token string) error {
 	if s.Engine == "postgres" {
 		return nil
 	}
+	cleartext := true
 	login := func(tlsCfg *tls.Config) error {
 		cfg := mysql.NewConfig()
 		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = s.admin.Username, token, "tcp", fmt.Sprintf("%s:%d", s.Host, s.Port)
-		cfg.TLS, cfg.AllowCleartextPasswords = tlsCfg, true
+		cfg.TLS, cfg.AllowCleartextPasswords = tlsCfg, cleartext
 		c, err := mysql.NewConnector(cfg)
 		if err != nil {
 			return err
@@ -315,6 +336,14 @@ func (s iamServer) tlsOnly(token string) error {
 	}
 	if err := login(&tls.Config{InsecureSkipVerify: true}); err != nil {
 		return fmt.Errorf("the admin's token over TLS: %v", err)
+	}
+	if s.pam {
+		// The server asks for mysql_clear_password: a client that may
+		// not send a clear password cannot log in at all.
+		cleartext = false
+		if err := login(&tls.Config{InsecureSkipVerify: true}); !errors.Is(err, mysql.ErrCleartextPassword) {
+			return fmt.Errorf("without the cleartext plugin the login gave %v, want the driver's %v", err, mysql.ErrCleartextPassword)
+		}
 	}
 	return nil
 }
@@ -372,7 +401,7 @@ func TestAccIAMAuth_switchMethod(t *testing.T) {
 			t.Cleanup(dbclient.SetGCPTokenProviderForTesting(func(string) (auth.TokenProvider, error) {
 				return staticGoogleToken(token), nil
 			}))
-			s := base.iamAdmin(t, "sw_"+kind, func(string) string { return token })
+			s := base.iamAdminVia(t, "sw_"+kind, func(string) string { return token }, false)
 			db, owner, grantee := uniqueName("sw"), uniqueName("own"), uniqueName("rdr")
 			s.principal(t, grantee)
 			t.Cleanup(func() { s.dropDatabase(t, db); s.dropLogins(t, owner, grantee) })
@@ -411,4 +440,52 @@ func TestAccIAMAuth_switchMethod(t *testing.T) {
 			resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProviders, TerraformVersionChecks: writeOnlyTerraform, Steps: steps})
 		})
 	}
+}
+
+// pamService prepares MariaDB 10.11 (the host's server) to check a login
+// by PAM: the auth_pam plugin (the harness starts the server with
+// pam_use_cleartext_plugin, so it asks for mysql_clear_password) and a PAM
+// service whose pam_exec accepts exactly token. It returns the service
+// name, or "" where that cannot be set up (another server kind, no PAM
+// module, /etc/pam.d not writable): the test then uses a password login.
+func (s accServer) pamService(t *testing.T, token string) string {
+	t.Helper()
+	v, err := ddl.ParseVersion(s.Version())
+	if err != nil || s.Flavor != "mariadb" || v.Major != 10 {
+		return "" // MariaDB 11.8 runs from its own root, with its own /etc/pam.d
+	}
+	const pamExec = "/lib/x86_64-linux-gnu/security/pam_exec.so"
+	if _, err := os.Stat(pamExec); err != nil {
+		t.Logf("no PAM check of the cleartext login: %v", err)
+		return ""
+	}
+	var installed int
+	if err := s.super(t, "").QueryRow(`SELECT COUNT(*) FROM information_schema.PLUGINS WHERE PLUGIN_NAME = 'pam'`).Scan(&installed); err != nil {
+		t.Fatal(err)
+	}
+	if installed == 0 {
+		s.exec(t, "", "INSTALL SONAME 'auth_pam'")
+	}
+	var cleartext bool
+	if err := s.super(t, "").QueryRow(`SELECT @@pam_use_cleartext_plugin`).Scan(&cleartext); err != nil || !cleartext {
+		t.Fatalf("the harness's MariaDB should run with pam_use_cleartext_plugin (%v)", err)
+	}
+	dir := t.TempDir()
+	check := filepath.Join(dir, "check.sh")
+	script := "#!/bin/sh\n# pam_exec expose_authtok: the password on stdin, NUL-terminated\n" +
+		"[ \"$(tr -d '\\000')\" = \"$(cat " + filepath.Join(dir, "token") + ")\" ]\n"
+	svc := "tenantdb-test-" + uniqueName("pam")
+	conf := filepath.Join("/etc/pam.d", svc)
+	for _, f := range []struct {
+		path, text string
+		mode       os.FileMode
+	}{{filepath.Join(dir, "token"), token, 0o600}, {check, script, 0o700},
+		{conf, "auth required " + pamExec + " expose_authtok quiet " + check + "\naccount required pam_permit.so\n", 0o644}} {
+		if err := os.WriteFile(f.path, []byte(f.text), f.mode); err != nil {
+			t.Logf("no PAM check of the cleartext login: %v", err)
+			return ""
+		}
+	}
+	t.Cleanup(func() { os.Remove(conf) })
+	return svc
 }
