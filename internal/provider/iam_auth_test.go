@@ -489,3 +489,38 @@ func (s accServer) pamService(t *testing.T, token string) string {
 	t.Cleanup(func() { os.Remove(conf) })
 	return svc
 }
+
+// TestAccIAMAuth_rejectedTokenNotInError: a token the server rejects
+// fails the apply with the server's refusal and says the password was a
+// login token, and the error text holds no form of the token.
+func TestAccIAMAuth_rejectedTokenNotInError(t *testing.T) {
+	for _, kind := range engines() {
+		t.Run(kind, func(t *testing.T) {
+			base := testAccServer(t, kind)
+			token := "ya29.c.rejected-" + uniqueName("rj") + strings.Repeat("Rj5", 30)
+			t.Cleanup(dbclient.SetGCPTokenProviderForTesting(func(string) (auth.TokenProvider, error) {
+				return staticGoogleToken(token), nil
+			}))
+			s := base.iamAdmin(t, "rj_"+kind, func(string) string { return "Not-the-token-1" })
+			var seen string
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				// Without ExpectError, which would take the error first.
+				ErrorCheck: func(err error) error {
+					seen = err.Error()
+					if l := leak(seen, tokenNeedles(token)...); l != "" {
+						return fmt.Errorf("the error contains %s", l)
+					}
+					if !regexp.MustCompile(`(?s)(Access\s+denied|password\s+authentication\s+failed).*came from\s+a\s+login\s+token`).MatchString(seen) {
+						return fmt.Errorf("want the server's refusal of the token, got: %w", err)
+					}
+					return nil
+				},
+				Steps: []resource.TestStep{{Config: s.hcl(`  auth = "gcp_cloudsql_iam"`)}},
+			})
+			if seen == "" {
+				t.Fatal("no error was searched")
+			}
+		})
+	}
+}

@@ -331,7 +331,7 @@ func (r *dbServerResource) ImportState(ctx context.Context, req resource.ImportS
 		return
 	}
 	ref := serverRef{Name: id.Name, Engine: id.Engine, Host: id.Host, Port: id.Port, Username: id.Username, TLS: id.TLS,
-		ReservedUsernames: id.ReservedUsernames, Auth: id.iamAuthJSON.cloudAuth()}
+		ReservedUsernames: id.ReservedUsernames, Auth: id.cloudAuth()}
 	if ref.Port == 0 {
 		ref.Port = defaultPort(ref.Engine)
 	}

@@ -85,13 +85,13 @@ func serverAttribute() schema.StringAttribute {
 func refFromModel(ctx context.Context, m serverRefModel) (serverRef, bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	if m.Name.IsUnknown() || m.Engine.IsUnknown() || m.Host.IsUnknown() || m.Port.IsUnknown() ||
-		m.Username.IsUnknown() || m.TLS.IsUnknown() || m.ReservedUsernames.IsUnknown() || m.iamAuthModel.unknown() {
+		m.Username.IsUnknown() || m.TLS.IsUnknown() || m.ReservedUsernames.IsUnknown() || m.unknown() {
 		return serverRef{}, false, diags
 	}
 	r := serverRef{
 		Name: m.Name.ValueString(), Engine: m.Engine.ValueString(), Host: m.Host.ValueString(),
 		Port: m.Port.ValueInt64(), Username: m.Username.ValueString(), TLS: m.TLS.ValueString(),
-		Auth: m.iamAuthModel.cloudAuth(),
+		Auth: m.cloudAuth(),
 	}
 	// Only an omitted port means the default: a written 0 stays 0 and
 	// validate refuses it (it used to plan as 0 and connect to 3306).
@@ -194,7 +194,7 @@ func parseRefJSON(raw []byte) (serverRef, error) {
 		return serverRef{}, errCACertMoved(j.Name)
 	}
 	r := serverRef{Name: j.Name, Engine: j.Engine, Host: j.Host, Username: j.Username, TLS: j.TLS,
-		ReservedUsernames: j.ReservedUsernames, Auth: j.iamAuthJSON.cloudAuth()}
+		ReservedUsernames: j.ReservedUsernames, Auth: j.cloudAuth()}
 	// Only an omitted port means the default: a written 0 stays 0 and
 	// validate refuses it.
 	if r.Port = defaultPort(r.Engine); j.Port != nil {
