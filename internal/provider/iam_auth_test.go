@@ -355,6 +355,9 @@ func (s iamServer) tlsOnly(token string) error {
 // error naming AWS and the chain step, not a database error.
 func TestAccIAMAuth_refusedAtPlan(t *testing.T) {
 	testserver.UseTestAWSChain(t, false)
+	// The real clock; and credential chains resolved earlier in this
+	// process are forgotten, so the empty environment is read.
+	t.Cleanup(dbclient.SetTokenClockForTesting(func(sign func()) { sign() }))
 	port := closedPort(t)
 	server := func(name, extra string) string {
 		return fmt.Sprintf(`
