@@ -177,6 +177,16 @@ func TestAccIAMAuth_gcpCloudSQLLifecycle(t *testing.T) {
 
 type staticGoogleToken string
 
+// useGoogleToken makes a fresh static token (prefix names the test) the
+// one Google's chain gives, for the rest of the test.
+func useGoogleToken(t *testing.T, prefix string) string {
+	token := "ya29.c." + uniqueName(prefix) + strings.Repeat("Tk5", 30)
+	t.Cleanup(dbclient.SetGCPTokenProviderForTesting(func(string) (auth.TokenProvider, error) {
+		return staticGoogleToken(token), nil
+	}))
+	return token
+}
+
 func (s staticGoogleToken) Token(context.Context) (*auth.Token, error) {
 	return &auth.Token{Value: string(s), Expiry: time.Now().Add(time.Hour)}, nil
 }
@@ -400,10 +410,7 @@ func TestAccIAMAuth_switchMethod(t *testing.T) {
 	for _, kind := range engines() {
 		t.Run(kind, func(t *testing.T) {
 			base := testAccServer(t, kind)
-			token := "ya29.c.switch-" + uniqueName("sw") + strings.Repeat("Sw1", 30)
-			t.Cleanup(dbclient.SetGCPTokenProviderForTesting(func(string) (auth.TokenProvider, error) {
-				return staticGoogleToken(token), nil
-			}))
+			token := useGoogleToken(t, "sw")
 			s := base.iamAdminVia(t, "sw_"+kind, func(string) string { return token }, false)
 			db, owner, grantee := uniqueName("sw"), uniqueName("own"), uniqueName("rdr")
 			s.principal(t, grantee)
@@ -500,10 +507,7 @@ func TestAccIAMAuth_rejectedTokenNotInError(t *testing.T) {
 	for _, kind := range engines() {
 		t.Run(kind, func(t *testing.T) {
 			base := testAccServer(t, kind)
-			token := "ya29.c.rejected-" + uniqueName("rj") + strings.Repeat("Rj5", 30)
-			t.Cleanup(dbclient.SetGCPTokenProviderForTesting(func(string) (auth.TokenProvider, error) {
-				return staticGoogleToken(token), nil
-			}))
+			token := useGoogleToken(t, "rj")
 			s := base.iamAdmin(t, "rj_"+kind, func(string) string { return "Not-the-token-1" })
 			var seen string
 			resource.Test(t, resource.TestCase{
