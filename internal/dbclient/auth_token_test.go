@@ -223,3 +223,16 @@ func TestTokenLoginConfig(t *testing.T) {
 		t.Error("the pool key ignores the auth settings")
 	}
 }
+
+// BenchmarkRDSToken: what a new connection pays for its token (local
+// signing with cached credentials; no network round trip).
+func BenchmarkRDSToken(b *testing.B) {
+	testserver.UseTestAWSChain(b, true)
+	b.Cleanup(resetFetchers)
+	spec := awsSpec("db.cluster-abc.eu-west-1.rds.amazonaws.com", 5432, "tenantdb_admin")
+	for b.Loop() {
+		if _, err := spec.loginToken(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

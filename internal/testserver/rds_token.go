@@ -30,7 +30,7 @@ var TokenEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // UseTestAWSChain makes the AWS default credential chain find exactly the
 // test's static credentials (withKeys) or none: no shared files, no
 // profile, no web identity, no container or instance metadata.
-func UseTestAWSChain(t *testing.T, withKeys bool) {
+func UseTestAWSChain(t testing.TB, withKeys bool) {
 	t.Helper()
 	dir := t.TempDir()
 	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
