@@ -59,7 +59,8 @@ func (s *Server) loginAccepts(ctx context.Context, user ddl.Username, pw ddl.Pas
 		return false, fmt.Errorf("login %s may connect only from its host, so the provider cannot try its password", user.Quoted())
 	}
 	spec := s.spec
-	spec.Username, spec.Password = user.String(), pw
+	// The tenant's login, with its own password: never the admin's token.
+	spec.Username, spec.Password, spec.Auth = user.String(), pw, CloudAuth{}
 	var connector driver.Connector
 	switch spec.Engine {
 	case ddl.EngineMySQL:

@@ -212,7 +212,7 @@ func (s *Server) open(database string, onConnect func(pid int)) (*sql.DB, error)
 		if err != nil {
 			return nil, err
 		}
-		conn := stdlib.GetConnector(*cfg, stdlib.OptionAfterConnect(func(ctx context.Context, c *pgx.Conn) error {
+		opts := []stdlib.OptionOpenDB{stdlib.OptionAfterConnect(func(ctx context.Context, c *pgx.Conn) error {
 			counter()
 			if database != "" && pinPostgresSessions && verifyTenantSessions {
 				// Before its first statement: a session in a tenant
@@ -226,7 +226,11 @@ func (s *Server) open(database string, onConnect func(pid int)) (*sql.DB, error)
 				onConnect(int(c.PgConn().PID()))
 			}
 			return nil
-		}))
+		})}
+		if token := s.spec.pgBeforeConnect(); token != nil {
+			opts = append(opts, stdlib.OptionBeforeConnect(token))
+		}
+		conn := stdlib.GetConnector(*cfg, opts...)
 		if database == "" {
 			return sql.OpenDB(classifyingConnector{conn, s.spec, attempt}), nil
 		}
@@ -259,6 +263,9 @@ func (s Spec) mysqlConfig(database string) (*mysql.Config, error) {
 	cfg.Collation = "utf8mb4_general_ci"
 	cfg.InterpolateParams = false
 	cfg.AllowNativePasswords = true
+	if err := s.applyMySQLToken(cfg); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 

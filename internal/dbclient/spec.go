@@ -52,6 +52,9 @@ type Spec struct {
 	// snapshot only (database-level privileges, the principal's identity),
 	// never from inside the tenant database (see ReadGrant).
 	ShallowGrantRefresh bool
+	// Auth: a token login (no Password; a fresh token for every new
+	// connection, auth_token.go). Zero: password login.
+	Auth CloudAuth
 }
 
 // defaultLockTimeout is the provider's lock_timeout when none is set.
@@ -71,8 +74,8 @@ func (s Spec) lockTimeout() time.Duration {
 func (s Spec) poolKey() string {
 	ca := caDigest(s.CAPEM)
 	h := sha256.Sum256([]byte(s.Password.Reveal() + "\x00" + string(ca[:])))
-	return fmt.Sprintf("%s|%s|%d|%s|%s|%s|%s|%t", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]), s.lockTimeout(),
-		s.ShallowGrantRefresh)
+	return fmt.Sprintf("%s|%s|%d|%s|%s|%s|%s|%t|%q", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]), s.lockTimeout(),
+		s.ShallowGrantRefresh, s.Auth.key())
 }
 
 // caDigests remembers the SHA-256 of each CA this process has connected

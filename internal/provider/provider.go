@@ -77,7 +77,8 @@ func (p *tenantdbProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 					"environment variable `TENANTDB_ADMIN_PASSWORD_<NAME>`, NAME being the server name upper-cased " +
 					"(`main` reads `TENANTDB_ADMIN_PASSWORD_MAIN`, `eu_west` reads `TENANTDB_ADMIN_PASSWORD_EU_WEST`). " +
 					"A name containing `-` has no environment fallback and must be listed here: `a-b` and `a_b` would " +
-					"otherwise share one variable, and one server's password could be sent to the other's host.",
+					"otherwise share one variable, and one server's password could be sent to the other's host. " +
+					"A server whose `auth` is a cloud IAM method has no password: an entry here (or the variable) for it is refused.",
 				Validators:  []validator.Map{mapvalidator.KeysAre(identifierValidator{kind: "server name"})},
 				ElementType: types.StringType,
 				Optional:    true,

@@ -134,11 +134,14 @@ func (d *providerData) connect(ctx context.Context, ref serverRef) (*dbclient.Se
 	if err != nil {
 		return nil, err
 	}
-	pw, source, err := d.adminPassword(ref.Name)
-	if err != nil {
+	source := "a login token (auth = " + string(ref.Auth.Method) + ")"
+	if ref.Auth.IAM() {
+		if err := d.refuseStoredPassword(ref.Name, ref.Auth); err != nil {
+			return nil, err
+		}
+	} else if spec.Password, source, err = d.adminPassword(ref.Name); err != nil {
 		return nil, err
 	}
-	spec.Password = pw
 	spec.LockTimeout = d.lockTimeout
 	spec.ShallowGrantRefresh = d.shallowGrantRefresh
 	if verifies(ref.TLS) {

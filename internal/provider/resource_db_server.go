@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -53,6 +54,8 @@ type dbServerModel struct {
 	Version           types.String `tfsdk:"version"`
 	Ref               types.String `tfsdk:"ref"`
 	CAFingerprint     types.String `tfsdk:"ca_fingerprint"`
+	// auth and its settings (iam_auth.go)
+	iamAuthModel
 }
 
 func (r *dbServerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -62,6 +65,7 @@ func (r *dbServerResource) Metadata(_ context.Context, req resource.MetadataRequ
 func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		Version: schemaVersion,
+		// Merged below: auth and its settings (iam_auth.go).
 		MarkdownDescription: "A saved database server that tenant resources provision on. Create and update connect as " +
 			"the admin login and test it: the server version must be supported (`UnsupportedServer`) and the admin " +
 			"must hold the documented rights (`MissingAdminRights`, listing each missing right and the statements " +
@@ -142,18 +146,22 @@ func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 				MarkdownDescription: "The server's non-secret settings (name, engine, host, port, username, tls, " +
 					"reserved_usernames; never the CA nor a password) as one short string, e.g. " +
 					"`mysql://tenantdb_admin@db.internal:3306/main?tls=require`: pass it as `server` to tenant " +
-					"resources, and inside `jsonencode` for import IDs. Known at plan time whenever the arguments are.",
+					"resources, and inside `jsonencode` for import IDs. Known at plan time whenever the arguments are. " +
+					"With a cloud IAM `auth`, it also holds the method and its settings (never a token).",
 			},
 		},
 	}
+	maps.Copy(resp.Schema.Attributes, iamAuthAttributes())
 }
 
 func (r *dbServerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
-// ValidateConfig refuses ca_cert, saying where the CA went.
+// ValidateConfig refuses ca_cert, saying where the CA went, and auth
+// settings that do not go together (iam_auth.go).
 func (r *dbServerResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	validateAuthConfig(ctx, req.Config, &resp.Diagnostics)
 	var ca, name types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("ca_cert"), &ca)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name"), &name)...)
@@ -184,6 +192,9 @@ func (r *dbServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if ref, ok, diags := refFromModel(ctx, plan.refModel()); ok {
 		resp.Diagnostics.Append(diags...)
 		plan.Ref = types.StringValue(ref.encode())
+		if err := r.data.refuseStoredPassword(ref.Name, ref.Auth); err != nil {
+			addAttributeError(&resp.Diagnostics, path.Root("auth"), err)
+		}
 	}
 	plan.CAFingerprint = types.StringUnknown()
 	if ca, known := r.data.caCert(plan.Name.ValueString()); known && !plan.Name.IsUnknown() && !plan.TLS.IsUnknown() {
@@ -203,7 +214,7 @@ func (r *dbServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 func (m dbServerModel) refModel() serverRefModel {
 	return serverRefModel{
 		Name: m.Name, Engine: m.Engine, Host: m.Host, Port: m.Port, Username: m.Username,
-		TLS: m.TLS, ReservedUsernames: m.ReservedUsernames,
+		TLS: m.TLS, ReservedUsernames: m.ReservedUsernames, iamAuthModel: m.iamAuthModel,
 	}
 }
 
@@ -304,6 +315,7 @@ type dbServerImportID struct {
 	ReservedUsernames []string `json:"reserved_usernames"`
 	// CACert is read only to refuse it, saying where the CA went.
 	CACert *string `json:"ca_cert"`
+	iamAuthJSON
 }
 
 func (r *dbServerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -319,7 +331,7 @@ func (r *dbServerResource) ImportState(ctx context.Context, req resource.ImportS
 		return
 	}
 	ref := serverRef{Name: id.Name, Engine: id.Engine, Host: id.Host, Port: id.Port, Username: id.Username, TLS: id.TLS,
-		ReservedUsernames: id.ReservedUsernames}
+		ReservedUsernames: id.ReservedUsernames, Auth: id.cloudAuth()}
 	if ref.Port == 0 {
 		ref.Port = defaultPort(ref.Engine)
 	}
@@ -341,7 +353,7 @@ func (r *dbServerResource) ImportState(ctx context.Context, req resource.ImportS
 		Host: types.StringValue(ref.Host), Port: types.Int64Value(ref.Port), Username: types.StringValue(ref.Username),
 		TLS: types.StringValue(ref.TLS), CACert: types.StringNull(), ReservedUsernames: reserved,
 		Flavor: types.StringUnknown(), Version: types.StringUnknown(), Ref: types.StringValue(ref.encode()),
-		CAFingerprint: types.StringUnknown(),
+		CAFingerprint: types.StringUnknown(), iamAuthModel: modelOfAuth(ref.Auth),
 	}
 	if ca, known := r.data.caCert(ref.Name); known {
 		m.CAFingerprint = caFingerprint(ref.TLS, ca)

@@ -35,6 +35,8 @@ type serverRef struct {
 	Username          string
 	TLS               string
 	ReservedUsernames []string
+	// Auth is how the admin logs in (iam_auth.go); zero: password.
+	Auth dbclient.CloudAuth
 }
 
 // serverRefModel is the Terraform shape of serverRef.
@@ -46,6 +48,7 @@ type serverRefModel struct {
 	Username          types.String `tfsdk:"username"`
 	TLS               types.String `tfsdk:"tls"`
 	ReservedUsernames types.Set    `tfsdk:"reserved_usernames"`
+	iamAuthModel
 }
 
 func defaultPort(engine string) int64 {
@@ -82,12 +85,13 @@ func serverAttribute() schema.StringAttribute {
 func refFromModel(ctx context.Context, m serverRefModel) (serverRef, bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	if m.Name.IsUnknown() || m.Engine.IsUnknown() || m.Host.IsUnknown() || m.Port.IsUnknown() ||
-		m.Username.IsUnknown() || m.TLS.IsUnknown() || m.ReservedUsernames.IsUnknown() {
+		m.Username.IsUnknown() || m.TLS.IsUnknown() || m.ReservedUsernames.IsUnknown() || m.unknown() {
 		return serverRef{}, false, diags
 	}
 	r := serverRef{
 		Name: m.Name.ValueString(), Engine: m.Engine.ValueString(), Host: m.Host.ValueString(),
 		Port: m.Port.ValueInt64(), Username: m.Username.ValueString(), TLS: m.TLS.ValueString(),
+		Auth: m.cloudAuth(),
 	}
 	// Only an omitted port means the default: a written 0 stays 0 and
 	// validate refuses it (it used to plan as 0 and connect to 3306).
@@ -118,6 +122,7 @@ type refJSON struct {
 	// went (an import ID or a hand-written server from an earlier version);
 	// encode never writes it.
 	CACert *string `json:"ca_cert,omitempty"`
+	iamAuthJSON
 }
 
 // encode renders the ref as the string tenant resources keep: a URL with
@@ -148,7 +153,7 @@ func (r serverRef) encode() string {
 		}
 		q += "&reserved_usernames=" + strings.Join(reserved, ",")
 	}
-	u.RawQuery = q
+	u.RawQuery = q + encodeAuth(r.Auth)
 	return u.String()
 }
 
@@ -189,7 +194,7 @@ func parseRefJSON(raw []byte) (serverRef, error) {
 		return serverRef{}, errCACertMoved(j.Name)
 	}
 	r := serverRef{Name: j.Name, Engine: j.Engine, Host: j.Host, Username: j.Username, TLS: j.TLS,
-		ReservedUsernames: j.ReservedUsernames}
+		ReservedUsernames: j.ReservedUsernames, Auth: j.cloudAuth()}
 	// Only an omitted port means the default: a written 0 stays 0 and
 	// validate refuses it.
 	if r.Port = defaultPort(r.Engine); j.Port != nil {
@@ -252,9 +257,12 @@ func parseRefURL(text string) (serverRef, error) {
 				r.ReservedUsernames = strings.Split(v, ",")
 			}
 		default:
-			return bad("unknown field %q", key)
+			if !parseAuthField(&r.Auth, key, v) {
+				return bad("unknown field %q", key)
+			}
 		}
 	}
+	r.Auth = normalAuth(r.Auth)
 	return r, nil
 }
 
@@ -280,6 +288,9 @@ func (r serverRef) validate() error {
 			return err
 		}
 	}
+	if err := validateAuth(r.Auth, r.TLS); err != nil {
+		return err
+	}
 	return ddl.ValidatePort(r.Port)
 }
 
@@ -296,7 +307,7 @@ func (r serverRef) spec() (dbclient.Spec, error) {
 	}
 	return dbclient.Spec{
 		Name: r.Name, Engine: r.engine(), Host: r.Host, Port: int(r.Port),
-		Username: r.Username, TLS: dbclient.TLSMode(r.TLS),
+		Username: r.Username, TLS: dbclient.TLSMode(r.TLS), Auth: r.Auth,
 	}, nil
 }
 

@@ -145,6 +145,10 @@ func startLocalMariaDB(ctx context.Context, o startOptions) (_ *Server, err erro
 			// escaped), read back with SQL (statementlog_mysql.go).
 			"--general-log=1",
 			"--log-output=TABLE",
+			// Applies only once a test installs the PAM plugin (auth_pam):
+			// its logins then ask the client for mysql_clear_password, the
+			// plugin RDS's IAM logins use (iam_auth_test.go).
+			"--loose-pam-use-cleartext-plugin=ON",
 		}
 		if o.kind != KindMariaDB11 {
 			// Debian 12's packaged config sets these; --no-defaults drops
