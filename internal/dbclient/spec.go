@@ -45,6 +45,9 @@ type Spec struct {
 	Password ddl.Password
 	TLS      TLSMode
 	CAPEM    string
+	// ClientCert is the certificate the admin presents (mutual TLS); nil
+	// for none.
+	ClientCert *ClientCert
 	// LockTimeout bounds how long one statement waits for a lock held by
 	// someone else (0: defaultLockTimeout).
 	LockTimeout time.Duration
@@ -71,8 +74,8 @@ func (s Spec) lockTimeout() time.Duration {
 func (s Spec) poolKey() string {
 	ca := caDigest(s.CAPEM)
 	h := sha256.Sum256([]byte(s.Password.Reveal() + "\x00" + string(ca[:])))
-	return fmt.Sprintf("%s|%s|%d|%s|%s|%s|%s|%t", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]), s.lockTimeout(),
-		s.ShallowGrantRefresh)
+	return fmt.Sprintf("%s|%s|%d|%s|%s|%s|%s|%t|%s", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]), s.lockTimeout(),
+		s.ShallowGrantRefresh, s.ClientCert.digest())
 }
 
 // caDigests remembers the SHA-256 of each CA this process has connected
@@ -118,11 +121,20 @@ func (s Spec) check() error {
 	if err := ddl.ValidatePort(int64(s.Port)); err != nil {
 		return fmt.Errorf("server %q: %w", s.Name, err)
 	}
+	if s.ClientCert != nil && s.TLS == TLSDisable {
+		return fmt.Errorf("server %q: %w", s.Name, errClientCertWithoutTLS)
+	}
 	return nil
 }
 
 // tlsConfig builds the client TLS configuration for this server's mode.
-func (s Spec) tlsConfig() (*tls.Config, error) { return ClientTLS(s.TLS, s.Host, s.CAPEM) }
+func (s Spec) tlsConfig() (*tls.Config, error) {
+	cfg, err := ClientTLS(s.TLS, s.Host, s.CAPEM)
+	if err != nil {
+		return nil, err
+	}
+	return s.withClientCert(cfg)
+}
 
 // ClientTLS builds the client side of a tls mode for host, verifying
 // against caPEM (the system roots when ""). It is nil for "disable".

@@ -53,6 +53,8 @@ type dbServerModel struct {
 	Version           types.String `tfsdk:"version"`
 	Ref               types.String `tfsdk:"ref"`
 	CAFingerprint     types.String `tfsdk:"ca_fingerprint"`
+	// ClientCertFingerprint: client_certs.go.
+	ClientCertFingerprint types.String `tfsdk:"client_cert_fingerprint"`
 }
 
 func (r *dbServerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -124,6 +126,13 @@ func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 					"`disable`/`require` or with the system roots. A CA rotation shows here, as an update of this " +
 					"resource that tests the connection with the new CA, and on no tenant resource.",
 			},
+			"client_cert_fingerprint": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "SHA-256 (hex) of the DER of the client certificate the admin presents (the " +
+					"provider's `client_certs` entry for this name); null without one. A rotation of the certificate " +
+					"shows here, as an update of this resource that tests the connection with it, and on no tenant " +
+					"resource. The key is never shown, nor any digest of it.",
+			},
 			"reserved_usernames": schema.SetAttribute{
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Group-level principals (e.g. `app`, `replicator`) that no tenant may own (`OwnerUserReserved`) or be granted to (`GrantUserReserved`).",
@@ -189,6 +198,7 @@ func (r *dbServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if ca, known := r.data.caCert(plan.Name.ValueString()); known && !plan.Name.IsUnknown() && !plan.TLS.IsUnknown() {
 		plan.CAFingerprint = caFingerprint(plan.TLS.ValueString(), ca)
 	}
+	planClientCert(&plan, r.data, &resp.Diagnostics)
 	// A changed connection means flavor and version are read again.
 	if !req.State.Raw.IsNull() {
 		var state dbServerModel
@@ -257,6 +267,8 @@ func (r *dbServerResource) test(ctx context.Context, m *dbServerModel) (diags di
 	m.Ref = types.StringValue(ref.encode())
 	ca, _ := r.data.caCert(ref.Name) // known: connect needed it
 	m.CAFingerprint = caFingerprint(ref.TLS, ca)
+	cc, _ := r.data.clientCert(ref.Name) // known: connect needed it
+	m.ClientCertFingerprint = clientCertFingerprint(cc)
 	return diags
 }
 
@@ -275,6 +287,10 @@ func (r *dbServerResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if state.CAFingerprint.IsUnknown() { // imported while ca_certs was not known
 		ca, _ := r.data.caCert(ref.Name)
 		state.CAFingerprint = caFingerprint(ref.TLS, ca)
+	}
+	if state.ClientCertFingerprint.IsUnknown() { // imported while client_certs was not known
+		cc, _ := r.data.clientCert(ref.Name)
+		state.ClientCertFingerprint = clientCertFingerprint(cc)
 	}
 	// An unreachable server is a warning: a saved server is never removed
 	// from state because the network is down.
@@ -341,10 +357,13 @@ func (r *dbServerResource) ImportState(ctx context.Context, req resource.ImportS
 		Host: types.StringValue(ref.Host), Port: types.Int64Value(ref.Port), Username: types.StringValue(ref.Username),
 		TLS: types.StringValue(ref.TLS), CACert: types.StringNull(), ReservedUsernames: reserved,
 		Flavor: types.StringUnknown(), Version: types.StringUnknown(), Ref: types.StringValue(ref.encode()),
-		CAFingerprint: types.StringUnknown(),
+		CAFingerprint: types.StringUnknown(), ClientCertFingerprint: types.StringUnknown(),
 	}
 	if ca, known := r.data.caCert(ref.Name); known {
 		m.CAFingerprint = caFingerprint(ref.TLS, ca)
+	}
+	if cc, known := r.data.clientCert(ref.Name); known {
+		m.ClientCertFingerprint = clientCertFingerprint(cc)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
