@@ -48,6 +48,9 @@ type Spec struct {
 	// ClientCert is the certificate the admin presents (mutual TLS); nil
 	// for none.
 	ClientCert *ClientCert
+	// Bastion is the SSH jump host the connections go through; nil for
+	// a direct connection (dial_ssh.go).
+	Bastion *SSHBastion
 	// LockTimeout bounds how long one statement waits for a lock held by
 	// someone else (0: defaultLockTimeout).
 	LockTimeout time.Duration
@@ -74,8 +77,8 @@ func (s Spec) lockTimeout() time.Duration {
 func (s Spec) poolKey() string {
 	ca := caDigest(s.CAPEM)
 	h := sha256.Sum256([]byte(s.Password.Reveal() + "\x00" + string(ca[:])))
-	return fmt.Sprintf("%s|%s|%d|%s|%s|%s|%s|%t|%s", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]), s.lockTimeout(),
-		s.ShallowGrantRefresh, s.ClientCert.digest())
+	return fmt.Sprintf("%s|%s|%d|%s|%s|%s|%s|%t|%s|%s", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]), s.lockTimeout(),
+		s.ShallowGrantRefresh, s.ClientCert.digest(), s.bastionID())
 }
 
 // caDigests remembers the SHA-256 of each CA this process has connected

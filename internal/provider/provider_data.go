@@ -30,6 +30,8 @@ type providerData struct {
 	caUnknownNames []string
 	// clientCerts: client_certs by server name (client_certs.go).
 	clientCerts clientCertNames
+	// bastions: ssh_bastions by server name (bastion.go).
+	bastions *bastionLogins
 	// lockTimeout bounds every statement's wait for a lock (0: the default).
 	lockTimeout time.Duration
 	// operationTimeout bounds each create, read, update and delete (0: the
@@ -151,6 +153,9 @@ func (d *providerData) connect(ctx context.Context, ref serverRef) (*dbclient.Se
 		spec.CAPEM = ca
 	}
 	if err := d.withClientCert(&spec, ref.Name); err != nil {
+		return nil, err
+	}
+	if err := d.withBastion(&spec, ref); err != nil {
 		return nil, err
 	}
 	srv, err := d.registry.Server(ctx, spec)

@@ -55,6 +55,8 @@ type dbServerModel struct {
 	CAFingerprint     types.String `tfsdk:"ca_fingerprint"`
 	// ClientCertFingerprint: client_certs.go.
 	ClientCertFingerprint types.String `tfsdk:"client_cert_fingerprint"`
+	// SSHBastion: bastion.go.
+	SSHBastion types.Object `tfsdk:"ssh_bastion"`
 }
 
 func (r *dbServerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -126,6 +128,7 @@ func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 					"`disable`/`require` or with the system roots. A CA rotation shows here, as an update of this " +
 					"resource that tests the connection with the new CA, and on no tenant resource.",
 			},
+			"ssh_bastion": sshBastionAttribute(),
 			"client_cert_fingerprint": schema.StringAttribute{
 				Computed: true,
 				MarkdownDescription: "SHA-256 (hex) of the DER of the client certificate the admin presents (the " +
@@ -213,7 +216,7 @@ func (r *dbServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 func (m dbServerModel) refModel() serverRefModel {
 	return serverRefModel{
 		Name: m.Name, Engine: m.Engine, Host: m.Host, Port: m.Port, Username: m.Username,
-		TLS: m.TLS, ReservedUsernames: m.ReservedUsernames,
+		TLS: m.TLS, ReservedUsernames: m.ReservedUsernames, SSHBastion: m.SSHBastion,
 	}
 }
 
@@ -358,6 +361,7 @@ func (r *dbServerResource) ImportState(ctx context.Context, req resource.ImportS
 		TLS: types.StringValue(ref.TLS), CACert: types.StringNull(), ReservedUsernames: reserved,
 		Flavor: types.StringUnknown(), Version: types.StringUnknown(), Ref: types.StringValue(ref.encode()),
 		CAFingerprint: types.StringUnknown(), ClientCertFingerprint: types.StringUnknown(),
+		SSHBastion: types.ObjectNull(sshBastionType),
 	}
 	if ca, known := r.data.caCert(ref.Name); known {
 		m.CAFingerprint = caFingerprint(ref.TLS, ca)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -35,6 +36,8 @@ type serverRef struct {
 	Username          string
 	TLS               string
 	ReservedUsernames []string
+	// SSH is the bastion, "user@host:port"; "" for none (bastion.go).
+	SSH string
 }
 
 // serverRefModel is the Terraform shape of serverRef.
@@ -46,6 +49,7 @@ type serverRefModel struct {
 	Username          types.String `tfsdk:"username"`
 	TLS               types.String `tfsdk:"tls"`
 	ReservedUsernames types.Set    `tfsdk:"reserved_usernames"`
+	SSHBastion        types.Object `tfsdk:"ssh_bastion"`
 }
 
 func defaultPort(engine string) int64 {
@@ -100,6 +104,14 @@ func refFromModel(ctx context.Context, m serverRefModel) (serverRef, bool, diag.
 	if !m.ReservedUsernames.IsNull() {
 		diags.Append(m.ReservedUsernames.ElementsAs(ctx, &r.ReservedUsernames, false)...)
 	}
+	ssh, known, err := sshFromModel(m.SSHBastion)
+	if !known {
+		return serverRef{}, false, diags
+	}
+	if err != nil {
+		diags.AddAttributeError(path.Root("ssh_bastion"), "Invalid ssh_bastion", err.Error())
+	}
+	r.SSH = ssh
 	return r, true, diags
 }
 
@@ -114,6 +126,7 @@ type refJSON struct {
 	Username          string   `json:"username"`
 	TLS               string   `json:"tls,omitempty"`
 	ReservedUsernames []string `json:"reserved_usernames,omitempty"`
+	SSH               string   `json:"ssh,omitempty"`
 	// CACert is read only to refuse it with a message saying where the CA
 	// went (an import ID or a hand-written server from an earlier version);
 	// encode never writes it.
@@ -147,6 +160,11 @@ func (r serverRef) encode() string {
 			reserved[i] = url.QueryEscape(name)
 		}
 		q += "&reserved_usernames=" + strings.Join(reserved, ",")
+	}
+	// Last, and only when set: a ref without a bastion is the same string
+	// as before bastions existed.
+	if r.SSH != "" {
+		q += "&ssh=" + url.QueryEscape(r.SSH)
 	}
 	u.RawQuery = q
 	return u.String()
@@ -189,7 +207,7 @@ func parseRefJSON(raw []byte) (serverRef, error) {
 		return serverRef{}, errCACertMoved(j.Name)
 	}
 	r := serverRef{Name: j.Name, Engine: j.Engine, Host: j.Host, Username: j.Username, TLS: j.TLS,
-		ReservedUsernames: j.ReservedUsernames}
+		ReservedUsernames: j.ReservedUsernames, SSH: j.SSH}
 	// Only an omitted port means the default: a written 0 stays 0 and
 	// validate refuses it.
 	if r.Port = defaultPort(r.Engine); j.Port != nil {
@@ -251,6 +269,8 @@ func parseRefURL(text string) (serverRef, error) {
 			if v != "" {
 				r.ReservedUsernames = strings.Split(v, ",")
 			}
+		case "ssh":
+			r.SSH = v
 		default:
 			return bad("unknown field %q", key)
 		}
@@ -277,6 +297,11 @@ func (r serverRef) validate() error {
 	}
 	for _, u := range r.ReservedUsernames {
 		if _, err := ddl.NewUsername(r.engine(), u); err != nil {
+			return err
+		}
+	}
+	if r.SSH != "" {
+		if _, _, _, err := splitSSH(r.SSH); err != nil {
 			return err
 		}
 	}
