@@ -17,6 +17,7 @@ require (
 	github.com/testcontainers/testcontainers-go v0.45.0
 	github.com/xdg-go/stringprep v1.0.4
 	golang.org/x/crypto v0.58.0
+	golang.org/x/net v0.61.0
 )
 
 require (
@@ -125,7 +126,6 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/exp v0.0.0-20230626212559-97b1e661b5df // indirect
 	golang.org/x/mod v0.42.0 // indirect
-	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.44.0 // indirect

@@ -351,6 +351,9 @@ func (s Spec) dialNet(ctx context.Context, network, addr string) (net.Conn, erro
 	if s.Bastion != nil {
 		return tunnelFor(s.Bastion).dial(ctx, addr)
 	}
+	if s.Proxy != nil {
+		return s.Proxy.dial(ctx, s.Name, addr)
+	}
 	var d net.Dialer
 	return d.DialContext(ctx, network, addr)
 }

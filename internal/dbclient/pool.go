@@ -316,9 +316,10 @@ func (s Spec) pgxConfig(database string, major int) (*pgx.ConnConfig, error) {
 	}
 	cfg.TLSConfig = tlsCfg
 	cfg.Fallbacks = nil
-	if s.Bastion != nil {
-		// Through the bastion, which resolves the host itself (a name
-		// only the private network knows).
+	if s.Bastion != nil || s.Proxy != nil {
+		// Through the bastion or proxy, which resolves the host itself
+		// (a name only the private network knows; socks5:// resolves it
+		// here, in dialNet).
 		cfg.DialFunc = s.dialNet
 		cfg.LookupFunc = func(_ context.Context, host string) ([]string, error) { return []string{host}, nil }
 	}

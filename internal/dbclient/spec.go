@@ -51,6 +51,9 @@ type Spec struct {
 	// Bastion is the SSH jump host the connections go through; nil for
 	// a direct connection (dial_ssh.go).
 	Bastion *SSHBastion
+	// Proxy is the SOCKS5 proxy the connections go through; nil for none
+	// (dial_socks5.go). Never together with Bastion.
+	Proxy *SOCKS5Proxy
 	// LockTimeout bounds how long one statement waits for a lock held by
 	// someone else (0: defaultLockTimeout).
 	LockTimeout time.Duration
@@ -78,7 +81,7 @@ func (s Spec) poolKey() string {
 	ca := caDigest(s.CAPEM)
 	h := sha256.Sum256([]byte(s.Password.Reveal() + "\x00" + string(ca[:])))
 	return fmt.Sprintf("%s|%s|%d|%s|%s|%s|%s|%t|%s|%s", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]), s.lockTimeout(),
-		s.ShallowGrantRefresh, s.ClientCert.digest(), s.bastionID())
+		s.ShallowGrantRefresh, s.ClientCert.digest(), s.bastionID()+s.proxyID())
 }
 
 // caDigests remembers the SHA-256 of each CA this process has connected

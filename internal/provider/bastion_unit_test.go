@@ -38,3 +38,26 @@ func TestRefSSH(t *testing.T) {
 		}
 	}
 }
+
+// TestRefProxy: a SOCKS5 proxy round-trips through the ref; one with
+// credentials, another scheme, or beside a bastion is refused.
+func TestRefProxy(t *testing.T) {
+	r := serverRef{Name: "main", Engine: "postgres", Host: "db.internal", Port: 5432, Username: "a", TLS: "require",
+		Proxy: "socks5h://proxy.internal:1080"}
+	got, err := parseRef([]byte(r.encode()))
+	if err != nil || got.Proxy != r.Proxy || got.validate() != nil {
+		t.Fatalf("round trip: %+v, %v", got, err)
+	}
+	for _, bad := range []string{"http://proxy:1080", "socks5://u:p@proxy:1080", "socks5://proxy", "socks5://proxy:1080/x", "socks5://:1080"} {
+		b := r
+		b.Proxy = bad
+		if b.validate() == nil {
+			t.Errorf("proxy %q accepted", bad)
+		}
+	}
+	both := r
+	both.SSH = "jump@bastion:22"
+	if both.validate() == nil {
+		t.Error("a bastion and a proxy together accepted")
+	}
+}

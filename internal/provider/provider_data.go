@@ -32,6 +32,8 @@ type providerData struct {
 	clientCerts clientCertNames
 	// bastions: ssh_bastions by server name (bastion.go).
 	bastions *bastionLogins
+	// proxies: socks5_proxies by server name (socks5.go).
+	proxies proxyLogins
 	// lockTimeout bounds every statement's wait for a lock (0: the default).
 	lockTimeout time.Duration
 	// operationTimeout bounds each create, read, update and delete (0: the
@@ -156,6 +158,9 @@ func (d *providerData) connect(ctx context.Context, ref serverRef) (*dbclient.Se
 		return nil, err
 	}
 	if err := d.withBastion(&spec, ref); err != nil {
+		return nil, err
+	}
+	if err := d.withProxy(&spec, ref); err != nil {
 		return nil, err
 	}
 	srv, err := d.registry.Server(ctx, spec)

@@ -57,6 +57,8 @@ type dbServerModel struct {
 	ClientCertFingerprint types.String `tfsdk:"client_cert_fingerprint"`
 	// SSHBastion: bastion.go.
 	SSHBastion types.Object `tfsdk:"ssh_bastion"`
+	// SOCKS5Proxy: socks5.go.
+	SOCKS5Proxy types.String `tfsdk:"socks5_proxy"`
 }
 
 func (r *dbServerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -128,7 +130,8 @@ func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 					"`disable`/`require` or with the system roots. A CA rotation shows here, as an update of this " +
 					"resource that tests the connection with the new CA, and on no tenant resource.",
 			},
-			"ssh_bastion": sshBastionAttribute(),
+			"ssh_bastion":  sshBastionAttribute(),
+			"socks5_proxy": socks5ProxyAttribute(),
 			"client_cert_fingerprint": schema.StringAttribute{
 				Computed: true,
 				MarkdownDescription: "SHA-256 (hex) of the DER of the client certificate the admin presents (the " +
@@ -217,6 +220,7 @@ func (m dbServerModel) refModel() serverRefModel {
 	return serverRefModel{
 		Name: m.Name, Engine: m.Engine, Host: m.Host, Port: m.Port, Username: m.Username,
 		TLS: m.TLS, ReservedUsernames: m.ReservedUsernames, SSHBastion: m.SSHBastion,
+		SOCKS5Proxy: m.SOCKS5Proxy,
 	}
 }
 
@@ -361,7 +365,7 @@ func (r *dbServerResource) ImportState(ctx context.Context, req resource.ImportS
 		TLS: types.StringValue(ref.TLS), CACert: types.StringNull(), ReservedUsernames: reserved,
 		Flavor: types.StringUnknown(), Version: types.StringUnknown(), Ref: types.StringValue(ref.encode()),
 		CAFingerprint: types.StringUnknown(), ClientCertFingerprint: types.StringUnknown(),
-		SSHBastion: types.ObjectNull(sshBastionType),
+		SSHBastion: types.ObjectNull(sshBastionType), SOCKS5Proxy: types.StringNull(),
 	}
 	if ca, known := r.data.caCert(ref.Name); known {
 		m.CAFingerprint = caFingerprint(ref.TLS, ca)

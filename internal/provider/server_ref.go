@@ -38,6 +38,8 @@ type serverRef struct {
 	ReservedUsernames []string
 	// SSH is the bastion, "user@host:port"; "" for none (bastion.go).
 	SSH string
+	// Proxy is the SOCKS5 proxy URL, no credentials; "" for none (socks5.go).
+	Proxy string
 }
 
 // serverRefModel is the Terraform shape of serverRef.
@@ -50,6 +52,7 @@ type serverRefModel struct {
 	TLS               types.String `tfsdk:"tls"`
 	ReservedUsernames types.Set    `tfsdk:"reserved_usernames"`
 	SSHBastion        types.Object `tfsdk:"ssh_bastion"`
+	SOCKS5Proxy       types.String `tfsdk:"socks5_proxy"`
 }
 
 func defaultPort(engine string) int64 {
@@ -112,6 +115,10 @@ func refFromModel(ctx context.Context, m serverRefModel) (serverRef, bool, diag.
 		diags.AddAttributeError(path.Root("ssh_bastion"), "Invalid ssh_bastion", err.Error())
 	}
 	r.SSH = ssh
+	if m.SOCKS5Proxy.IsUnknown() {
+		return serverRef{}, false, diags
+	}
+	r.Proxy = m.SOCKS5Proxy.ValueString()
 	return r, true, diags
 }
 
@@ -127,6 +134,7 @@ type refJSON struct {
 	TLS               string   `json:"tls,omitempty"`
 	ReservedUsernames []string `json:"reserved_usernames,omitempty"`
 	SSH               string   `json:"ssh,omitempty"`
+	Proxy             string   `json:"socks5_proxy,omitempty"`
 	// CACert is read only to refuse it with a message saying where the CA
 	// went (an import ID or a hand-written server from an earlier version);
 	// encode never writes it.
@@ -165,6 +173,9 @@ func (r serverRef) encode() string {
 	// as before bastions existed.
 	if r.SSH != "" {
 		q += "&ssh=" + url.QueryEscape(r.SSH)
+	}
+	if r.Proxy != "" {
+		q += "&proxy=" + url.QueryEscape(r.Proxy)
 	}
 	u.RawQuery = q
 	return u.String()
@@ -207,7 +218,7 @@ func parseRefJSON(raw []byte) (serverRef, error) {
 		return serverRef{}, errCACertMoved(j.Name)
 	}
 	r := serverRef{Name: j.Name, Engine: j.Engine, Host: j.Host, Username: j.Username, TLS: j.TLS,
-		ReservedUsernames: j.ReservedUsernames, SSH: j.SSH}
+		ReservedUsernames: j.ReservedUsernames, SSH: j.SSH, Proxy: j.Proxy}
 	// Only an omitted port means the default: a written 0 stays 0 and
 	// validate refuses it.
 	if r.Port = defaultPort(r.Engine); j.Port != nil {
@@ -271,6 +282,8 @@ func parseRefURL(text string) (serverRef, error) {
 			}
 		case "ssh":
 			r.SSH = v
+		case "proxy":
+			r.Proxy = v
 		default:
 			return bad("unknown field %q", key)
 		}
@@ -302,6 +315,14 @@ func (r serverRef) validate() error {
 	}
 	if r.SSH != "" {
 		if _, _, _, err := splitSSH(r.SSH); err != nil {
+			return err
+		}
+	}
+	if r.Proxy != "" {
+		if r.SSH != "" {
+			return fmt.Errorf("server %q: socks5_proxy and ssh_bastion cannot be combined: choose one way to the server", r.Name)
+		}
+		if _, err := dbclient.ParseSOCKS5URL(r.Proxy); err != nil {
 			return err
 		}
 	}
