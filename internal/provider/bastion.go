@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	pschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -72,18 +71,11 @@ func sshBastionsAttribute() pschema.MapNestedAttribute {
 	}
 }
 
-// bastionLogin is one ssh_bastions entry.
-type bastionLogin struct {
-	key, passphrase, agentSocket, knownHosts, fingerprint string
-}
-
 // bastionLogins is what providerData knows of ssh_bastions, and the
 // checked bastions it made from them (parsing a key per operation would
 // cost every tenant resource).
 type bastionLogins struct {
-	logins       map[string]bastionLogin
-	unknown      bool
-	unknownNames []string
+	entries serverEntries
 
 	mu   sync.Mutex
 	made map[string]*dbclient.SSHBastion // by server name + "\x00" + the ref's ssh
@@ -91,38 +83,7 @@ type bastionLogins struct {
 
 // configureSSHBastions files the ssh_bastions entries by server name.
 func configureSSHBastions(m types.Map, data *providerData, diags *diag.Diagnostics) {
-	data.bastions = &bastionLogins{logins: map[string]bastionLogin{}, made: map[string]*dbclient.SSHBastion{}}
-	if m.IsUnknown() {
-		data.bastions.unknown = true
-		return
-	}
-	for name, v := range m.Elements() {
-		if _, err := ddl.NewServerName(name); err != nil {
-			addAttributeError(diags, path.Root("ssh_bastions").AtMapKey(name), err)
-			continue
-		}
-		obj, ok := v.(types.Object)
-		if !ok || obj.IsUnknown() {
-			data.bastions.unknownNames = append(data.bastions.unknownNames, name)
-			continue
-		}
-		if obj.IsNull() {
-			continue
-		}
-		var l bastionLogin
-		known := true
-		for field, dst := range map[string]*string{"private_key": &l.key, "private_key_passphrase": &l.passphrase,
-			"agent_socket": &l.agentSocket, "known_hosts": &l.knownHosts, "host_key_fingerprint": &l.fingerprint} {
-			s, ok := stringAttr(obj.Attributes(), field)
-			known = known && ok
-			*dst = s
-		}
-		if !known {
-			data.bastions.unknownNames = append(data.bastions.unknownNames, name)
-			continue
-		}
-		data.bastions.logins[name] = l
-	}
+	data.bastions = &bastionLogins{entries: readServerEntries(m, "ssh_bastions", diags), made: map[string]*dbclient.SSHBastion{}}
 }
 
 // withBastion puts the server's bastion into spec when its ref has one.
@@ -141,9 +102,9 @@ func (d *providerData) withBastion(spec *dbclient.Spec, ref serverRef) error {
 		spec.Bastion = made
 		return nil
 	}
-	l, ok := b.logins[ref.Name]
+	l, ok := b.entries.known[ref.Name]
 	if !ok {
-		if b.unknown || containsString(b.unknownNames, ref.Name) {
+		if !b.entries.isKnown(ref.Name) {
 			return fmt.Errorf("the SSH bastion login of server %q is not known yet: the provider's ssh_bastions depends on "+
 				"values known only after apply; give it from a file, a variable or an ephemeral resource", ref.Name)
 		}
@@ -155,7 +116,8 @@ func (d *providerData) withBastion(spec *dbclient.Spec, ref serverRef) error {
 		return err
 	}
 	made, err := dbclient.NewSSHBastion(dbclient.SSHBastionConfig{Host: host, Port: port, User: user, Server: ref.Name,
-		PrivateKey: l.key, Passphrase: l.passphrase, AgentSocket: l.agentSocket, KnownHosts: l.knownHosts, HostKeyFingerprint: l.fingerprint})
+		PrivateKey: l["private_key"], Passphrase: l["private_key_passphrase"], AgentSocket: l["agent_socket"],
+		KnownHosts: l["known_hosts"], HostKeyFingerprint: l["host_key_fingerprint"]})
 	if err != nil {
 		return fmt.Errorf("the provider's ssh_bastions[%q]: %w", ref.Name, err)
 	}
@@ -165,15 +127,6 @@ func (d *providerData) withBastion(spec *dbclient.Spec, ref serverRef) error {
 	b.made[key] = made
 	spec.Bastion = made
 	return nil
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // sshFromModel is the ref's ssh field of an ssh_bastion object: "" when
@@ -191,8 +144,8 @@ func sshFromModel(o types.Object) (string, bool, error) {
 			return "", false, nil
 		}
 	}
-	host, _ := stringAttr(attrs, "host")
-	user, _ := stringAttr(attrs, "user")
+	strs, _ := knownStrings(attrs) // all known, checked above
+	host, user := strs["host"], strs["user"]
 	port := int64(22)
 	if p, ok := attrs["port"].(types.Int64); ok && !p.IsNull() {
 		port = p.ValueInt64()

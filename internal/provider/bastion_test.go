@@ -29,28 +29,7 @@ func bastionConfig(s accServer, d *testserver.SSHD, pin string, dbs, owners []st
 	b.WriteString(s.serverResourceHCL("main", s.name, s.Port,
 		fmt.Sprintf("  ssh_bastion = {\n    host = \"127.0.0.1\"\n    port = %d\n    user = %q\n  }", d.Port, d.User)))
 	for i := range dbs {
-		fmt.Fprintf(&b, `
-resource "tenantdb_tenant_database" "t%[1]d" {
-  server          = tenantdb_db_server.main.ref
-  name            = %[2]q
-  deletion_policy = "delete"
-}
-
-resource "tenantdb_tenant_owner" "t%[1]d" {
-  server              = tenantdb_db_server.main.ref
-  database            = tenantdb_tenant_database.t%[1]d.name
-  username            = %[3]q
-  password_wo         = %[5]q
-  password_wo_version = %[6]d
-}
-
-resource "tenantdb_tenant_grant" "t%[1]d" {
-  server     = tenantdb_db_server.main.ref
-  database   = tenantdb_tenant_database.t%[1]d.name
-  username   = %[4]q
-  privileges = ["SELECT"]
-}
-`, i, dbs[i], owners[i], reader, pw, version)
+		b.WriteString(tenantBlockHCL(fmt.Sprintf("t%d", i), dbs[i], owners[i], reader, pw, version))
 	}
 	return b.String()
 }

@@ -4,10 +4,8 @@ package provider
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -15,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
-	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
 // Mutual TLS: the admin's client certificate and key are the provider's
@@ -55,61 +52,26 @@ func clientCertsAttribute() schema.MapNestedAttribute {
 	}
 }
 
-// clientCertNames is what providerData knows of client_certs.
+// clientCertNames is what providerData knows of client_certs: the
+// checked pairs, and which entries are not known yet.
 type clientCertNames struct {
-	certs map[string]*dbclient.ClientCert
-	// unknown: the whole map was not known at configure time;
-	// unknownNames: these entries were not.
-	unknown      bool
-	unknownNames []string
+	certs   map[string]*dbclient.ClientCert
+	entries serverEntries
 }
 
 // configureClientCerts files the client_certs entries by server name,
-// checking each pair; an unknown map or entry is remembered, so a
-// connection that needs it says so. An error names the server, never the
-// key.
+// checking each pair. An error names the server, never the key.
 func configureClientCerts(m types.Map, data *providerData, diags *diag.Diagnostics) {
-	data.clientCerts = clientCertNames{certs: map[string]*dbclient.ClientCert{}}
-	if m.IsUnknown() {
-		data.clientCerts.unknown = true
-		return
-	}
-	for name, v := range m.Elements() {
-		at := path.Root("client_certs").AtMapKey(name)
-		if _, err := ddl.NewServerName(name); err != nil {
-			addAttributeError(diags, at, err)
-			continue
-		}
-		obj, ok := v.(types.Object)
-		if !ok || obj.IsUnknown() {
-			data.clientCerts.unknownNames = append(data.clientCerts.unknownNames, name)
-			continue
-		}
-		if obj.IsNull() {
-			continue
-		}
-		cert, certOK := stringAttr(obj.Attributes(), "cert")
-		key, keyOK := stringAttr(obj.Attributes(), "key")
-		if !certOK || !keyOK {
-			data.clientCerts.unknownNames = append(data.clientCerts.unknownNames, name)
-			continue
-		}
-		cc, err := dbclient.NewClientCert(cert, key)
+	e := readServerEntries(m, "client_certs", diags)
+	data.clientCerts = clientCertNames{certs: map[string]*dbclient.ClientCert{}, entries: e}
+	for name, v := range e.known {
+		cc, err := dbclient.NewClientCert(v["cert"], v["key"])
 		if err != nil {
-			addAttributeError(diags, at, fmt.Errorf("server %q: %w", name, err))
+			addAttributeError(diags, path.Root("client_certs").AtMapKey(name), fmt.Errorf("server %q: %w", name, err))
 			continue
 		}
 		data.clientCerts.certs[name] = cc
 	}
-}
-
-// stringAttr is a known string attribute of an object ("" when null).
-func stringAttr(attrs map[string]attr.Value, name string) (string, bool) {
-	s, ok := attrs[name].(types.String)
-	if !ok || s.IsUnknown() {
-		return "", false
-	}
-	return s.ValueString(), true
 }
 
 // clientCert is the client certificate the provider's client_certs gives
@@ -122,7 +84,7 @@ func (d *providerData) clientCert(server string) (cc *dbclient.ClientCert, known
 	if cc, ok := d.clientCerts.certs[server]; ok {
 		return cc, true
 	}
-	return nil, !d.clientCerts.unknown && !slices.Contains(d.clientCerts.unknownNames, server)
+	return nil, d.clientCerts.entries.isKnown(server)
 }
 
 // clientCertFingerprint is tenantdb_db_server.client_cert_fingerprint:

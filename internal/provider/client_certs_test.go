@@ -201,27 +201,36 @@ resource "tenantdb_db_server" "main" {
   tls      = %[9]q
 }
 
-resource "tenantdb_tenant_database" "db" {
+`, hclKey(s.name), s.CAPEM, certs, s.name, s.Engine, s.Host, s.Port, s.Admin.Username, tls) +
+		tenantBlockHCL("t0", db, owner, reader, pw, version)
+}
+
+// tenantBlockHCL is one tenant under label: a database under delete, its
+// owner (password pw at version) and a SELECT grant to reader.
+func tenantBlockHCL(label, db, owner, reader, pw string, version int) string {
+	return fmt.Sprintf(`
+resource "tenantdb_tenant_database" %[1]q {
   server          = tenantdb_db_server.main.ref
-  name            = %[10]q
+  name            = %[2]q
   deletion_policy = "delete"
 }
 
-resource "tenantdb_tenant_owner" "o" {
+resource "tenantdb_tenant_owner" %[1]q {
   server              = tenantdb_db_server.main.ref
-  database            = tenantdb_tenant_database.db.name
-  username            = %[11]q
-  password_wo         = %[13]q
-  password_wo_version = %[14]d
+  database            = tenantdb_tenant_database.%[1]s.name
+  username            = %[3]q
+  password_wo         = %[5]q
+  password_wo_version = %[6]d
 }
 
-resource "tenantdb_tenant_grant" "g" {
+resource "tenantdb_tenant_grant" %[1]q {
   server     = tenantdb_db_server.main.ref
-  database   = tenantdb_tenant_database.db.name
-  username   = %[12]q
+  database   = tenantdb_tenant_database.%[1]s.name
+  username   = %[4]q
   privileges = ["SELECT"]
 }
-`, hclKey(s.name), s.CAPEM, certs, s.name, s.Engine, s.Host, s.Port, s.Admin.Username, tls, db, owner, reader, pw, version)
+`, label, db, owner, reader, pw, version)
+
 }
 
 // certFingerprint is the SHA-256 (hex) of the certificate's DER.

@@ -33,7 +33,7 @@ type providerData struct {
 	// bastions: ssh_bastions by server name (bastion.go).
 	bastions *bastionLogins
 	// proxies: socks5_proxies by server name (socks5.go).
-	proxies proxyLogins
+	proxies serverEntries
 	// lockTimeout bounds every statement's wait for a lock (0: the default).
 	lockTimeout time.Duration
 	// operationTimeout bounds each create, read, update and delete (0: the

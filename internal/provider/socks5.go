@@ -7,14 +7,12 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	pschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
-	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
 // A SOCKS5 proxy is split like a bastion: its URL (no credentials) is the
@@ -50,42 +48,8 @@ func socks5ProxiesAttribute() pschema.MapNestedAttribute {
 	}
 }
 
-type proxyLogin struct{ username, password string }
-
-// proxyLogins is what providerData knows of socks5_proxies.
-type proxyLogins struct {
-	logins       map[string]proxyLogin
-	unknown      bool
-	unknownNames []string
-}
-
 func configureSOCKS5Proxies(m types.Map, data *providerData, diags *diag.Diagnostics) {
-	data.proxies = proxyLogins{logins: map[string]proxyLogin{}}
-	if m.IsUnknown() {
-		data.proxies.unknown = true
-		return
-	}
-	for name, v := range m.Elements() {
-		if _, err := ddl.NewServerName(name); err != nil {
-			addAttributeError(diags, path.Root("socks5_proxies").AtMapKey(name), err)
-			continue
-		}
-		obj, ok := v.(types.Object)
-		if !ok || obj.IsUnknown() {
-			data.proxies.unknownNames = append(data.proxies.unknownNames, name)
-			continue
-		}
-		if obj.IsNull() {
-			continue
-		}
-		user, uok := stringAttr(obj.Attributes(), "username")
-		pw, pok := stringAttr(obj.Attributes(), "password")
-		if !uok || !pok {
-			data.proxies.unknownNames = append(data.proxies.unknownNames, name)
-			continue
-		}
-		data.proxies.logins[name] = proxyLogin{user, pw}
-	}
+	data.proxies = readServerEntries(m, "socks5_proxies", diags)
 }
 
 // withProxy puts the server's SOCKS5 proxy into spec when its ref has one.
@@ -93,12 +57,12 @@ func (d *providerData) withProxy(spec *dbclient.Spec, ref serverRef) error {
 	if ref.Proxy == "" {
 		return nil
 	}
-	if d.proxies.unknown || containsString(d.proxies.unknownNames, ref.Name) {
+	if !d.proxies.isKnown(ref.Name) {
 		return fmt.Errorf("the SOCKS5 proxy credentials of server %q are not known yet: the provider's socks5_proxies "+
 			"depends on values known only after apply", ref.Name)
 	}
-	l := d.proxies.logins[ref.Name]
-	p, err := dbclient.NewSOCKS5Proxy(ref.Proxy, l.username, l.password)
+	l := d.proxies.known[ref.Name]
+	p, err := dbclient.NewSOCKS5Proxy(ref.Proxy, l["username"], l["password"])
 	if err != nil {
 		return fmt.Errorf("server %q: %w", ref.Name, err)
 	}

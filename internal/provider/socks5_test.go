@@ -21,28 +21,8 @@ func socks5Config(s accServer, proxyURL, user, db, owner, reader, pw string, ver
 	}
 	return "\nvariable \"proxy_password\" {\n  type      = string\n  default   = \"\"\n  sensitive = true\n  ephemeral = true\n}\n" +
 		fmt.Sprintf("\nprovider \"tenantdb\" {\n  ca_certs = { %s = %q }\n%s}\n", hclKey(s.name), s.CAPEM, creds) +
-		s.serverResourceHCL("main", s.name, s.Port, fmt.Sprintf("  socks5_proxy = %q", proxyURL)) + fmt.Sprintf(`
-resource "tenantdb_tenant_database" "db" {
-  server          = tenantdb_db_server.main.ref
-  name            = %[1]q
-  deletion_policy = "delete"
-}
-
-resource "tenantdb_tenant_owner" "o" {
-  server              = tenantdb_db_server.main.ref
-  database            = tenantdb_tenant_database.db.name
-  username            = %[2]q
-  password_wo         = %[4]q
-  password_wo_version = %[5]d
-}
-
-resource "tenantdb_tenant_grant" "g" {
-  server     = tenantdb_db_server.main.ref
-  database   = tenantdb_tenant_database.db.name
-  username   = %[3]q
-  privileges = ["SELECT"]
-}
-`, db, owner, reader, pw, version)
+		s.serverResourceHCL("main", s.name, s.Port, fmt.Sprintf("  socks5_proxy = %q", proxyURL)) +
+		tenantBlockHCL("t0", db, owner, reader, pw, version)
 }
 
 // TestAccSOCKS5_tenant runs a tenant through a SOCKS5 proxy
