@@ -155,7 +155,7 @@ func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"ref": schema.StringAttribute{
 				Computed: true,
 				MarkdownDescription: "The server's non-secret settings (name, engine, host, port, username, tls, " +
-					"reserved_usernames; never the CA nor a password) as one short string, e.g. " +
+					"reserved_usernames, and ssh_bastion and socks5_proxy when set; never the CA, a key nor a password) as one short string, e.g. " +
 					"`mysql://tenantdb_admin@db.internal:3306/main?tls=require`: pass it as `server` to tenant " +
 					"resources, and inside `jsonencode` for import IDs. Known at plan time whenever the arguments are.",
 			},
