@@ -243,8 +243,7 @@ func protocolError(spec Spec, found string, err error) *configError {
 // anything else) listens is reported at once instead of after a long
 // silence.
 func (s Spec) dialMySQL(ctx context.Context, network, addr string) (net.Conn, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, network, addr)
+	c, err := s.dialNet(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}

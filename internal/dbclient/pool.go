@@ -101,6 +101,7 @@ func (r *Registry) Close() {
 		s.close()
 		delete(r.servers, k)
 	}
+	closeTunnels()
 }
 
 // Server is one database server reached as its admin.
@@ -322,6 +323,13 @@ func (s Spec) pgxConfig(database string, major int) (*pgx.ConnConfig, error) {
 	}
 	cfg.TLSConfig = tlsCfg
 	cfg.Fallbacks = nil
+	if s.Bastion != nil || s.Proxy != nil {
+		// Through the bastion or proxy, which resolves the host itself
+		// (a name only the private network knows; socks5:// resolves it
+		// here, in dialNet).
+		cfg.DialFunc = s.dialNet
+		cfg.LookupFunc = func(_ context.Context, host string) ([]string, error) { return []string{host}, nil }
+	}
 	cfg.ConnectTimeout = connectTimeout
 	// The session's parameters are tenantdb's, whatever the database or
 	// role sets (admin_session_postgres.go).

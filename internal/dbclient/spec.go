@@ -45,6 +45,15 @@ type Spec struct {
 	Password ddl.Password
 	TLS      TLSMode
 	CAPEM    string
+	// ClientCert is the certificate the admin presents (mutual TLS); nil
+	// for none.
+	ClientCert *ClientCert
+	// Bastion is the SSH jump host the connections go through; nil for
+	// a direct connection (dial_ssh.go).
+	Bastion *SSHBastion
+	// Proxy is the SOCKS5 proxy the connections go through; nil for none
+	// (dial_socks5.go). Never together with Bastion.
+	Proxy *SOCKS5Proxy
 	// LockTimeout bounds how long one statement waits for a lock held by
 	// someone else (0: defaultLockTimeout).
 	LockTimeout time.Duration
@@ -74,8 +83,8 @@ func (s Spec) lockTimeout() time.Duration {
 func (s Spec) poolKey() string {
 	ca := caDigest(s.CAPEM)
 	h := sha256.Sum256([]byte(s.Password.Reveal() + "\x00" + string(ca[:])))
-	return fmt.Sprintf("%s|%s|%d|%s|%s|%s|%s|%t|%q", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]), s.lockTimeout(),
-		s.ShallowGrantRefresh, s.Auth.key())
+	return fmt.Sprintf("%s|%s|%d|%s|%s|%s|%s|%t|%q|%s|%s", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]), s.lockTimeout(),
+		s.ShallowGrantRefresh, s.Auth.key(), s.ClientCert.digest(), s.bastionID()+s.proxyID())
 }
 
 // caDigests remembers the SHA-256 of each CA this process has connected
@@ -121,11 +130,20 @@ func (s Spec) check() error {
 	if err := ddl.ValidatePort(int64(s.Port)); err != nil {
 		return fmt.Errorf("server %q: %w", s.Name, err)
 	}
+	if s.ClientCert != nil && s.TLS == TLSDisable {
+		return fmt.Errorf("server %q: %w", s.Name, errClientCertWithoutTLS)
+	}
 	return nil
 }
 
 // tlsConfig builds the client TLS configuration for this server's mode.
-func (s Spec) tlsConfig() (*tls.Config, error) { return ClientTLS(s.TLS, s.Host, s.CAPEM) }
+func (s Spec) tlsConfig() (*tls.Config, error) {
+	cfg, err := ClientTLS(s.TLS, s.Host, s.CAPEM)
+	if err != nil {
+		return nil, err
+	}
+	return s.withClientCert(cfg)
+}
 
 // ClientTLS builds the client side of a tls mode for host, verifying
 // against caPEM (the system roots when ""). It is nil for "disable".

@@ -53,6 +53,9 @@ type tenantdbProvider struct {
 type providerModel struct {
 	AdminPasswords   types.Map    `tfsdk:"admin_passwords"`
 	CACerts          types.Map    `tfsdk:"ca_certs"`
+	ClientCerts      types.Map    `tfsdk:"client_certs"`
+	SSHBastions      types.Map    `tfsdk:"ssh_bastions"`
+	SOCKS5Proxies    types.Map    `tfsdk:"socks5_proxies"`
 	LockTimeout      types.String `tfsdk:"lock_timeout"`
 	OperationTimeout types.String `tfsdk:"operation_timeout"`
 	GrantRefresh     types.String `tfsdk:"postgres_grant_refresh"`
@@ -99,6 +102,9 @@ func (p *tenantdbProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				ElementType: types.StringType,
 				Optional:    true,
 			},
+			"client_certs":   clientCertsAttribute(),
+			"ssh_bastions":   sshBastionsAttribute(),
+			"socks5_proxies": socks5ProxiesAttribute(),
 			"postgres_grant_refresh": schema.StringAttribute{
 				MarkdownDescription: "How deep a refresh reads a PostgreSQL `tenantdb_tenant_grant`. `\"tables\"` (the " +
 					"default) reads everything the grant means, from inside each tenant database: `CONNECT`, `USAGE` on " +
@@ -162,6 +168,9 @@ func (p *tenantdbProvider) Configure(ctx context.Context, req provider.Configure
 		}
 	}
 	configureCACerts(cfg.CACerts, data, &resp.Diagnostics)
+	configureClientCerts(cfg.ClientCerts, data, &resp.Diagnostics)
+	configureSSHBastions(cfg.SSHBastions, data, &resp.Diagnostics)
+	configureSOCKS5Proxies(cfg.SOCKS5Proxies, data, &resp.Diagnostics)
 	data.shallowGrantRefresh = cfg.GrantRefresh.ValueString() == "database"
 	if !cfg.LockTimeout.IsNull() && !cfg.LockTimeout.IsUnknown() {
 		data.lockTimeout, _ = time.ParseDuration(cfg.LockTimeout.ValueString()) // validated above

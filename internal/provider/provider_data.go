@@ -28,6 +28,12 @@ type providerData struct {
 	// these entries were not.
 	caUnknown      bool
 	caUnknownNames []string
+	// clientCerts: client_certs by server name (client_certs.go).
+	clientCerts clientCertNames
+	// bastions: ssh_bastions by server name (bastion.go).
+	bastions *bastionLogins
+	// proxies: socks5_proxies by server name (socks5.go).
+	proxies serverEntries
 	// lockTimeout bounds every statement's wait for a lock (0: the default).
 	lockTimeout time.Duration
 	// operationTimeout bounds each create, read, update and delete (0: the
@@ -152,10 +158,20 @@ func (d *providerData) connect(ctx context.Context, ref serverRef) (*dbclient.Se
 		}
 		spec.CAPEM = ca
 	}
+	if err := d.withClientCert(&spec, ref.Name); err != nil {
+		return nil, err
+	}
+	if err := d.withBastion(&spec, ref); err != nil {
+		return nil, err
+	}
+	if err := d.withProxy(&spec, ref); err != nil {
+		return nil, err
+	}
 	srv, err := d.registry.Server(ctx, spec)
 	if err != nil && dbclient.IsLoginRejected(err) {
 		err = fmt.Errorf("%w\n\nThe server rejected the admin login %q. Its password came from %s: check that value "+
-			"(and that the login exists, with a host pattern that lets this machine in)", err, ref.Username, source)
+			"(and that the login exists, with a host pattern that lets this machine in)%s", err, ref.Username, source,
+			clientCertHint(spec.ClientCert))
 	}
 	return srv, err
 }

@@ -56,6 +56,12 @@ type dbServerModel struct {
 	CAFingerprint     types.String `tfsdk:"ca_fingerprint"`
 	// auth and its settings (iam_auth.go)
 	iamAuthModel
+	// ClientCertFingerprint: client_certs.go.
+	ClientCertFingerprint types.String `tfsdk:"client_cert_fingerprint"`
+	// SSHBastion: bastion.go.
+	SSHBastion types.Object `tfsdk:"ssh_bastion"`
+	// SOCKS5Proxy: socks5.go.
+	SOCKS5Proxy types.String `tfsdk:"socks5_proxy"`
 }
 
 func (r *dbServerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -128,6 +134,15 @@ func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 					"`disable`/`require` or with the system roots. A CA rotation shows here, as an update of this " +
 					"resource that tests the connection with the new CA, and on no tenant resource.",
 			},
+			"ssh_bastion":  sshBastionAttribute(),
+			"socks5_proxy": socks5ProxyAttribute(),
+			"client_cert_fingerprint": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "SHA-256 (hex) of the DER of the client certificate the admin presents (the " +
+					"provider's `client_certs` entry for this name); null without one. A rotation of the certificate " +
+					"shows here, as an update of this resource that tests the connection with it, and on no tenant " +
+					"resource. The key is never shown, nor any digest of it.",
+			},
 			"reserved_usernames": schema.SetAttribute{
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Group-level principals (e.g. `app`, `replicator`) that no tenant may own (`OwnerUserReserved`) or be granted to (`GrantUserReserved`).",
@@ -144,7 +159,7 @@ func (r *dbServerResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"ref": schema.StringAttribute{
 				Computed: true,
 				MarkdownDescription: "The server's non-secret settings (name, engine, host, port, username, tls, " +
-					"reserved_usernames; never the CA nor a password) as one short string, e.g. " +
+					"reserved_usernames, and ssh_bastion and socks5_proxy when set; never the CA, a key nor a password) as one short string, e.g. " +
 					"`mysql://tenantdb_admin@db.internal:3306/main?tls=require`: pass it as `server` to tenant " +
 					"resources, and inside `jsonencode` for import IDs. Known at plan time whenever the arguments are. " +
 					"With a cloud IAM `auth`, it also holds the method and its settings (never a token).",
@@ -200,6 +215,7 @@ func (r *dbServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if ca, known := r.data.caCert(plan.Name.ValueString()); known && !plan.Name.IsUnknown() && !plan.TLS.IsUnknown() {
 		plan.CAFingerprint = caFingerprint(plan.TLS.ValueString(), ca)
 	}
+	planClientCert(&plan, r.data, &resp.Diagnostics)
 	// A changed connection means flavor and version are read again.
 	if !req.State.Raw.IsNull() {
 		var state dbServerModel
@@ -214,7 +230,8 @@ func (r *dbServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 func (m dbServerModel) refModel() serverRefModel {
 	return serverRefModel{
 		Name: m.Name, Engine: m.Engine, Host: m.Host, Port: m.Port, Username: m.Username,
-		TLS: m.TLS, ReservedUsernames: m.ReservedUsernames, iamAuthModel: m.iamAuthModel,
+		TLS: m.TLS, ReservedUsernames: m.ReservedUsernames, iamAuthModel: m.iamAuthModel, SSHBastion: m.SSHBastion,
+		SOCKS5Proxy: m.SOCKS5Proxy,
 	}
 }
 
@@ -268,6 +285,8 @@ func (r *dbServerResource) test(ctx context.Context, m *dbServerModel) (diags di
 	m.Ref = types.StringValue(ref.encode())
 	ca, _ := r.data.caCert(ref.Name) // known: connect needed it
 	m.CAFingerprint = caFingerprint(ref.TLS, ca)
+	cc, _ := r.data.clientCert(ref.Name) // known: connect needed it
+	m.ClientCertFingerprint = clientCertFingerprint(cc)
 	return diags
 }
 
@@ -286,6 +305,10 @@ func (r *dbServerResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if state.CAFingerprint.IsUnknown() { // imported while ca_certs was not known
 		ca, _ := r.data.caCert(ref.Name)
 		state.CAFingerprint = caFingerprint(ref.TLS, ca)
+	}
+	if state.ClientCertFingerprint.IsUnknown() { // imported while client_certs was not known
+		cc, _ := r.data.clientCert(ref.Name)
+		state.ClientCertFingerprint = clientCertFingerprint(cc)
 	}
 	// An unreachable server is a warning: a saved server is never removed
 	// from state because the network is down.
@@ -353,10 +376,14 @@ func (r *dbServerResource) ImportState(ctx context.Context, req resource.ImportS
 		Host: types.StringValue(ref.Host), Port: types.Int64Value(ref.Port), Username: types.StringValue(ref.Username),
 		TLS: types.StringValue(ref.TLS), CACert: types.StringNull(), ReservedUsernames: reserved,
 		Flavor: types.StringUnknown(), Version: types.StringUnknown(), Ref: types.StringValue(ref.encode()),
-		CAFingerprint: types.StringUnknown(), iamAuthModel: modelOfAuth(ref.Auth),
+		CAFingerprint: types.StringUnknown(), iamAuthModel: modelOfAuth(ref.Auth), ClientCertFingerprint: types.StringUnknown(),
+		SSHBastion: types.ObjectNull(sshBastionType), SOCKS5Proxy: types.StringNull(),
 	}
 	if ca, known := r.data.caCert(ref.Name); known {
 		m.CAFingerprint = caFingerprint(ref.TLS, ca)
+	}
+	if cc, known := r.data.clientCert(ref.Name); known {
+		m.ClientCertFingerprint = clientCertFingerprint(cc)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

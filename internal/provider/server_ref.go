@@ -16,6 +16,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -37,6 +38,10 @@ type serverRef struct {
 	ReservedUsernames []string
 	// Auth is how the admin logs in (iam_auth.go); zero: password.
 	Auth dbclient.CloudAuth
+	// SSH is the bastion, "user@host:port"; "" for none (bastion.go).
+	SSH string
+	// Proxy is the SOCKS5 proxy URL, no credentials; "" for none (socks5.go).
+	Proxy string
 }
 
 // serverRefModel is the Terraform shape of serverRef.
@@ -49,6 +54,8 @@ type serverRefModel struct {
 	TLS               types.String `tfsdk:"tls"`
 	ReservedUsernames types.Set    `tfsdk:"reserved_usernames"`
 	iamAuthModel
+	SSHBastion  types.Object `tfsdk:"ssh_bastion"`
+	SOCKS5Proxy types.String `tfsdk:"socks5_proxy"`
 }
 
 func defaultPort(engine string) int64 {
@@ -104,6 +111,18 @@ func refFromModel(ctx context.Context, m serverRefModel) (serverRef, bool, diag.
 	if !m.ReservedUsernames.IsNull() {
 		diags.Append(m.ReservedUsernames.ElementsAs(ctx, &r.ReservedUsernames, false)...)
 	}
+	ssh, known, err := sshFromModel(m.SSHBastion)
+	if !known {
+		return serverRef{}, false, diags
+	}
+	if err != nil {
+		diags.AddAttributeError(path.Root("ssh_bastion"), "Invalid ssh_bastion", err.Error())
+	}
+	r.SSH = ssh
+	if m.SOCKS5Proxy.IsUnknown() {
+		return serverRef{}, false, diags
+	}
+	r.Proxy = m.SOCKS5Proxy.ValueString()
 	return r, true, diags
 }
 
@@ -118,6 +137,8 @@ type refJSON struct {
 	Username          string   `json:"username"`
 	TLS               string   `json:"tls,omitempty"`
 	ReservedUsernames []string `json:"reserved_usernames,omitempty"`
+	SSH               string   `json:"ssh,omitempty"`
+	Proxy             string   `json:"socks5_proxy,omitempty"`
 	// CACert is read only to refuse it with a message saying where the CA
 	// went (an import ID or a hand-written server from an earlier version);
 	// encode never writes it.
@@ -153,7 +174,16 @@ func (r serverRef) encode() string {
 		}
 		q += "&reserved_usernames=" + strings.Join(reserved, ",")
 	}
-	u.RawQuery = q + encodeAuth(r.Auth)
+	q += encodeAuth(r.Auth)
+	// Last, and only when set: a ref without a bastion is the same string
+	// as before bastions existed.
+	if r.SSH != "" {
+		q += "&ssh=" + url.QueryEscape(r.SSH)
+	}
+	if r.Proxy != "" {
+		q += "&proxy=" + url.QueryEscape(r.Proxy)
+	}
+	u.RawQuery = q
 	return u.String()
 }
 
@@ -194,7 +224,7 @@ func parseRefJSON(raw []byte) (serverRef, error) {
 		return serverRef{}, errCACertMoved(j.Name)
 	}
 	r := serverRef{Name: j.Name, Engine: j.Engine, Host: j.Host, Username: j.Username, TLS: j.TLS,
-		ReservedUsernames: j.ReservedUsernames, Auth: j.cloudAuth()}
+		ReservedUsernames: j.ReservedUsernames, Auth: j.cloudAuth(), SSH: j.SSH, Proxy: j.Proxy}
 	// Only an omitted port means the default: a written 0 stays 0 and
 	// validate refuses it.
 	if r.Port = defaultPort(r.Engine); j.Port != nil {
@@ -256,6 +286,10 @@ func parseRefURL(text string) (serverRef, error) {
 			if v != "" {
 				r.ReservedUsernames = strings.Split(v, ",")
 			}
+		case "ssh":
+			r.SSH = v
+		case "proxy":
+			r.Proxy = v
 		default:
 			if !parseAuthField(&r.Auth, key, v) {
 				return bad("unknown field %q", key)
@@ -290,6 +324,19 @@ func (r serverRef) validate() error {
 	}
 	if err := validateAuth(r.Auth, r.TLS); err != nil {
 		return err
+	}
+	if r.SSH != "" {
+		if _, _, _, err := splitSSH(r.SSH); err != nil {
+			return err
+		}
+	}
+	if r.Proxy != "" {
+		if r.SSH != "" {
+			return fmt.Errorf("server %q: socks5_proxy and ssh_bastion cannot be combined: choose one way to the server", r.Name)
+		}
+		if _, err := dbclient.ParseSOCKS5URL(r.Proxy); err != nil {
+			return err
+		}
 	}
 	return ddl.ValidatePort(r.Port)
 }

@@ -83,6 +83,7 @@ func newCertBundle() (*certBundle, error) {
 	if err != nil {
 		return nil, err
 	}
+	rememberIssuer(caDER, caCert, caKey)
 	return &certBundle{
 		caPEM:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
 		certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),

@@ -47,6 +47,8 @@ func WithMySQL() Option { return withKind(KindMySQL) }
 type startOptions struct {
 	lowerCaseTableNames bool
 	postgresBinDir      string
+	// clientCertAdmin: WithClientCertAdmin (client_cert_admin.go).
+	clientCertAdmin bool
 	// kind: the server of the engine when not the family's default
 	// (KindMySQL, KindMariaDB11, KindPostgres18; kinds.go); "" until
 	// resolveKind, or for MariaDB 10.11 and PostgreSQL 15.
@@ -92,7 +94,7 @@ func (o startOptions) needsLocal(backend string) bool {
 // localOnly: servers only the local backend starts (MySQL from its Debian
 // root, a bin dir), so auto mode picks it for them.
 func (o startOptions) localOnly() bool {
-	return o.postgresBinDir != "" || o.kind == KindMySQL
+	return o.postgresBinDir != "" || o.kind == KindMySQL || o.clientCertAdmin
 }
 
 // standIn: a newer release serving its family's tests (kinds.go). Auto mode
@@ -114,6 +116,9 @@ func (o startOptions) String() string {
 	}
 	if o.postgresBinDir != "" {
 		parts = append(parts, "binaries from "+o.postgresBinDir)
+	}
+	if o.clientCertAdmin {
+		parts = append(parts, "a client certificate required of the admin")
 	}
 	if len(parts) == 0 {
 		return "with default settings"

@@ -53,6 +53,9 @@ type Server struct {
 	Admin   Login  // the minimal-rights tenant admin the provider uses ("tenantdb_admin")
 	Super   Login  // a setup superuser for inspection and out-of-band changes ("tenantdb_super")
 	Backend string // "local", "docker" or "dsn"
+	// ClientCertPEM and ClientKeyPEM: the admin's client certificate and
+	// key under WithClientCertAdmin; "" otherwise.
+	ClientCertPEM, ClientKeyPEM string
 
 	version string
 	startup time.Duration
@@ -136,6 +139,12 @@ func Start(ctx context.Context, engine string, opts ...Option) (*Server, error) 
 	}
 	if err != nil {
 		return nil, fmt.Errorf("testserver: start %s%s (%s backend): %w", engine, o.suffix(), backend, err)
+	}
+	if o.clientCertAdmin {
+		if err := requireClientCertAdmin(ctx, s); err != nil {
+			_ = s.Stop()
+			return nil, fmt.Errorf("testserver: start %s%s: %w", engine, o.suffix(), err)
+		}
 	}
 	s.startup = time.Since(t0)
 	s.Backend = backend

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package testserver
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// SSHD is a real OpenSSH server (Debian's openssh-server, /usr/sbin/sshd)
+// on 127.0.0.1 for bastion tests: a throwaway ed25519 host key, one
+// authorised user key, public-key login only, TCP forwarding allowed. It
+// logs in the user the tests run as (sshd started by a non-root user can
+// only authenticate that user). Stopped when the test ends.
+type SSHD struct {
+	Port int
+	User string
+	// HostKeyFingerprint is "SHA256:…"; KnownHosts is the known_hosts line
+	// of the host key for [127.0.0.1]:Port.
+	HostKeyFingerprint, KnownHosts string
+	// ClientKeyPEM is the authorised user key (OpenSSH PEM).
+	ClientKeyPEM string
+
+	dir, conf string
+	mu        sync.Mutex
+	cmd       *exec.Cmd
+	exited    chan struct{}
+}
+
+// SSHDBinary is where Debian's openssh-server installs sshd.
+const SSHDBinary = "/usr/sbin/sshd"
+
+// StartSSHD starts an sshd, or skips the test when openssh-server is not
+// installed (apt-get install openssh-server; .ci/run installs it).
+func StartSSHD(t testing.TB) *SSHD {
+	t.Helper()
+	if _, err := os.Stat(SSHDBinary); err != nil {
+		t.Skipf("no %s: apt-get install -y openssh-server", SSHDBinary)
+	}
+	u, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &SSHD{User: u.Username, dir: t.TempDir()}
+	_, hostKey, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostPEM, err := ssh.MarshalPrivateKey(hostKey, "tenantdb test host key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostSigner, err := ssh.NewSignerFromKey(hostKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clientPEM, clientPub := NewSSHKey(t)
+	d.ClientKeyPEM = clientPEM
+	write := func(name string, data []byte) string {
+		p := filepath.Join(d.dir, name)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	hostKeyFile := write("host_key", pem.EncodeToMemory(hostPEM))
+	authorized := write("authorized_keys", []byte(clientPub))
+	// The privilege separation directory sshd insists on (the Debian
+	// service creates it when it starts; here nothing has).
+	if os.Geteuid() == 0 {
+		_ = os.MkdirAll("/run/sshd", 0o755)
+	}
+	if d.Port, err = freePort(); err != nil {
+		t.Fatal(err)
+	}
+	d.HostKeyFingerprint = ssh.FingerprintSHA256(hostSigner.PublicKey())
+	d.KnownHosts = "[127.0.0.1]:" + strconv.Itoa(d.Port) + " " + string(ssh.MarshalAuthorizedKey(hostSigner.PublicKey()))
+	d.conf = write("sshd_config", []byte(fmt.Sprintf(`Port %d
+ListenAddress 127.0.0.1
+HostKey %s
+PidFile none
+AuthorizedKeysFile %s
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PubkeyAuthentication yes
+PermitRootLogin prohibit-password
+AllowTcpForwarding yes
+AllowAgentForwarding no
+X11Forwarding no
+PermitTTY no
+MaxStartups 100
+LogLevel VERBOSE
+`, d.Port, hostKeyFile, authorized)))
+	d.Start(t)
+	t.Cleanup(func() { d.Kill(t) })
+	return d
+}
+
+// NewSSHKey makes an ed25519 user key: its OpenSSH PEM and its
+// authorized_keys line.
+func NewSSHKey(t testing.TB) (privatePEM, authorizedLine string) {
+	t.Helper()
+	pub, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := ssh.MarshalPrivateKey(key, "tenantdb test user key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(block)), string(ssh.MarshalAuthorizedKey(sp))
+}
+
+// Start (re)starts sshd on its port and waits until it accepts.
+func (d *SSHD) Start(t testing.TB) {
+	t.Helper()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cmd := exec.Command(SSHDBinary, "-D", "-e", "-f", d.conf)
+	logf, err := os.OpenFile(filepath.Join(d.dir, "sshd.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// Own process group: Kill takes the per-connection children too, so
+	// established SSH connections drop as when a bastion dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		t.Fatal(err)
+	}
+	logf.Close()
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	d.cmd, d.exited = cmd, exited
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(d.Port)), time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		select {
+		case <-exited:
+			t.Fatalf("sshd exited: %s", d.Log())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sshd does not accept on port %d: %s", d.Port, d.Log())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Kill ends sshd and every connection it serves (SIGKILL to its group).
+func (d *SSHD) Kill(t testing.TB) {
+	t.Helper()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cmd == nil {
+		return
+	}
+	// Each connection's sshd calls setsid(): it leaves the group, so its
+	// processes are found as descendants of the listener and killed first.
+	for _, pid := range descendants(d.cmd.Process.Pid) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if err := syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("kill sshd: %v", err)
+	}
+	<-d.exited
+	d.cmd = nil
+}
+
+// descendants lists the processes below pid (Linux /proc), children first
+// found first.
+func descendants(pid int) []int {
+	parent := map[int]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after
+		// the last ')'.
+		rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+		var state string
+		var ppid int
+		if _, err := fmt.Sscan(rest, &state, &ppid); err == nil {
+			parent[p] = ppid
+		}
+	}
+	var out []int
+	frontier := []int{pid}
+	for len(frontier) > 0 {
+		var next []int
+		for p, pp := range parent {
+			if slices.Contains(frontier, pp) {
+				out = append(out, p)
+				next = append(next, p)
+			}
+		}
+		frontier = next
+	}
+	return out
+}
+
+// Log is what sshd wrote so far.
+func (d *SSHD) Log() string {
+	b, _ := os.ReadFile(filepath.Join(d.dir, "sshd.log"))
+	return string(b)
+}
