@@ -93,7 +93,11 @@ func (p *SOCKS5Proxy) dial(ctx context.Context, server, addr string) (net.Conn, 
 	if err != nil {
 		return nil, err
 	}
-	c, err := d.(proxy.ContextDialer).DialContext(ctx, "tcp", addr)
+	cd, ok := d.(proxy.ContextDialer)
+	if !ok {
+		return nil, fmt.Errorf("the SOCKS5 dialer of server %q cannot take a context", server)
+	}
+	c, err := cd.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("through the SOCKS5 proxy %s of server %q: %w", p.addr, server, err)
 	}

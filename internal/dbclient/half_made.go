@@ -52,11 +52,11 @@ func (s *Server) ownerMark(ctx context.Context, db ddl.DatabaseName, fromRole st
 // false when it has none (or does not exist).
 func (s *Server) roleMark(ctx context.Context, user string) (mark ddl.OwnerMark, ok bool, err error) {
 	if ddl.StoresLoginMark(s.info) {
-		u, err := ddl.NewUsername(s.spec.Engine, user)
-		if err != nil {
-			return ddl.OwnerMark{}, false, nil // no login tenantdb made
+		// A name tenantdb does not accept is no login tenantdb made: no mark.
+		if u, uerr := ddl.NewUsername(s.spec.Engine, user); uerr == nil {
+			return s.mysqlLoginMark(ctx, u)
 		}
-		return s.mysqlLoginMark(ctx, u)
+		return ddl.OwnerMark{}, false, nil
 	}
 	if s.info.Flavor != ddl.FlavorPostgres {
 		return ddl.OwnerMark{}, false, nil

@@ -82,14 +82,14 @@ func TestCheckAccountHost(t *testing.T) {
 func TestAccountRendersHost(t *testing.T) {
 	u, _ := NewUsername(EngineMySQL, "r")
 	lo, _ := NewAccountHost("127.0.0.1")
-	any, _ := NewAccountHost("%")
+	anyHost, _ := NewAccountHost("%")
 	if got := mysqlAccount(u); got != "'r'@'%'" {
 		t.Errorf("default: %s", got)
 	}
 	if got := mysqlAccount(u.WithHost(lo)); got != "'r'@'127.0.0.1'" {
 		t.Errorf("scoped: %s", got)
 	}
-	if u.WithHost(any) != u || u.WithHost(lo) == u {
+	if u.WithHost(anyHost) != u || u.WithHost(lo) == u {
 		t.Error("a login at '%' must equal the default one, and one at another host must not")
 	}
 	if u.WithHost(lo).Account() != "r@127.0.0.1" || u.Account() != "r" {

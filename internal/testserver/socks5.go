@@ -35,7 +35,8 @@ func StartSOCKS5(t testing.TB, username, password string) *SOCKS5 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &SOCKS5{Port: l.Addr().(*net.TCPAddr).Port, Username: username, Password: password, l: l, conns: map[net.Conn]bool{}}
+	addr, _ := l.Addr().(*net.TCPAddr)
+	p := &SOCKS5{Port: addr.Port, Username: username, Password: password, l: l, conns: map[net.Conn]bool{}}
 	p.wg.Add(1)
 	go p.serve()
 	t.Cleanup(p.Close)
@@ -102,11 +103,11 @@ func (p *SOCKS5) handle(c net.Conn) {
 		offered = offered || m == want
 	}
 	if !offered {
-		c.Write([]byte{5, 0xff})
+		_, _ = c.Write([]byte{5, 0xff})
 		p.Refused.Add(1)
 		return
 	}
-	c.Write([]byte{5, want})
+	_, _ = c.Write([]byte{5, want})
 	if want == 2 {
 		if _, err := io.ReadFull(c, buf[:2]); err != nil {
 			return
@@ -123,11 +124,11 @@ func (p *SOCKS5) handle(c net.Conn) {
 			return
 		}
 		if string(user) != p.Username || string(pass) != p.Password {
-			c.Write([]byte{1, 1})
+			_, _ = c.Write([]byte{1, 1})
 			p.Refused.Add(1)
 			return
 		}
-		c.Write([]byte{1, 0})
+		_, _ = c.Write([]byte{1, 0})
 	}
 	if _, err := io.ReadFull(c, buf[:4]); err != nil || buf[0] != 5 || buf[1] != 1 {
 		return
@@ -157,17 +158,17 @@ func (p *SOCKS5) handle(c net.Conn) {
 	}
 	target, err := net.Dial("tcp", net.JoinHostPort(host, strconv.Itoa(int(binary.BigEndian.Uint16(buf[:2])))))
 	if err != nil {
-		c.Write([]byte{5, 5, 0, 1, 0, 0, 0, 0, 0, 0}) // connection refused
+		_, _ = c.Write([]byte{5, 5, 0, 1, 0, 0, 0, 0, 0, 0}) // connection refused
 		return
 	}
 	p.track(target, true)
 	defer p.track(target, false)
 	defer target.Close()
-	c.Write([]byte{5, 0, 0, 1, 0, 0, 0, 0, 0, 0})
+	_, _ = c.Write([]byte{5, 0, 0, 1, 0, 0, 0, 0, 0, 0})
 	p.Connections.Add(1)
 	done := make(chan struct{})
-	go func() { io.Copy(target, c); target.Close(); close(done) }()
-	io.Copy(c, target)
+	go func() { _, _ = io.Copy(target, c); target.Close(); close(done) }()
+	_, _ = io.Copy(c, target)
 	c.Close()
 	<-done
 }
