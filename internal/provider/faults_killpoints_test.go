@@ -146,7 +146,7 @@ func runInterruptPoints(t *testing.T, kind string, interrupt func(accServer) fun
 				t.Parallel()
 				s := testAccServer(t, engine)
 				at := interrupt(s)
-				stmts := s.terraformInterruptPoint(t, op, 0, "forward", kind, at)
+				stmts := s.terraformInterruptPoint(t, op, 0, "", "forward", kind, at)
 				points := []int{len(stmts), 1}
 				if all {
 					points = points[:0]
@@ -155,9 +155,9 @@ func runInterruptPoints(t *testing.T, kind string, interrupt func(accServer) fun
 					}
 				}
 				for _, k := range points {
-					s.terraformInterruptPoint(t, op, k, "forward", kind, at)
+					s.terraformInterruptPoint(t, op, k, statementAt(stmts, k), "forward", kind, at)
 					if op.back {
-						s.terraformInterruptPoint(t, op, k, "back", kind, at)
+						s.terraformInterruptPoint(t, op, k, statementAt(stmts, k), "back", kind, at)
 					}
 				}
 				t.Logf("%s %s: %d statements sent", engine, op.name, len(stmts))
@@ -172,8 +172,10 @@ func runInterruptPoints(t *testing.T, kind string, interrupt func(accServer) fun
 // faults_timeoutpoints_test.go: the operation's deadline as it runs),
 // which names it in the log and the tally. Then it applies the
 // configuration direction names, checks what the server holds, and
-// destroys. It returns the statements the interrupted apply sent.
-func (s accServer) terraformInterruptPoint(t *testing.T, op killOp, k int, direction, kind string,
+// destroys. It returns the statements the interrupted apply sent. stmt is
+// the k-th statement of the counting apply (k = 0: none): a timeout point
+// at a DROP DATABASE finds the drop still running (holdDropPastTimeout).
+func (s accServer) terraformInterruptPoint(t *testing.T, op killOp, k int, stmt, direction, kind string,
 	interrupt func(*testing.T, *cliWorkspace, int) ([]string, bool)) []string {
 	t.Helper()
 	n := killNames{db: uniqueName("kp"), ownerA: uniqueName("kpa"), ownerB: uniqueName("kpb"), grantee: uniqueName("kpg")}
@@ -195,7 +197,14 @@ func (s accServer) terraformInterruptPoint(t *testing.T, op killOp, k int, direc
 	}
 
 	w.write(cfg(op.after(n)))
+	var released func()
+	if kind == "timeout" && strings.HasPrefix(stmt, "DROP DATABASE") {
+		released = s.holdDropPastTimeout(t, n.db)
+	}
 	stmts, stopped := interrupt(t, w, k)
+	if released != nil {
+		released()
+	}
 	where := fmt.Sprintf("%s %s, kill after statement %d of the apply (%s), then %s", s.Engine, op.name, k, lastOf(stmts), direction)
 	tally := s.Engine + "/" + op.name
 	if kind != "kill" {

@@ -33,6 +33,61 @@ func TestAccFaults_timeoutPoints(t *testing.T) {
 	})
 }
 
+// holdDropPastTimeout (issue 48) makes a timeout point at DROP DATABASE db
+// land while the drop is still running, on every run however fast the
+// server (through Docker the drop was slower than locally, and only there
+// did the cancel cut it in half): as the superuser it holds a lock the drop
+// waits for before it removes anything, and releases it once the admin's
+// DROP DATABASE has been seen waiting for a while (the operation's context
+// ended as it was sent), so the drop, never cancelled, finishes after the
+// operation's deadline. PostgreSQL: an open transaction that commented on
+// the database (a lock on the database object, its pg_database row left
+// alone for the revokes before the drop); MySQL/MariaDB: LOCK TABLES on
+// the owner's table t. The lock is released at the latest when the
+// returned func is called (after the apply ended).
+func (s accServer) holdDropPastTimeout(t *testing.T, db string) (released func()) {
+	t.Helper()
+	super := s.super(t, "")
+	var release func()
+	query := `SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = ? AND INFO LIKE 'DROP DATABASE%'`
+	if s.Engine == "postgres" {
+		release = s.holdLock(t, "", fmt.Sprintf("COMMENT ON DATABASE %s IS 'tenantdb test: the drop waits'", s.ident(db)))
+		query = `SELECT COUNT(*) FROM pg_stat_activity WHERE usename = $1 AND query LIKE 'DROP DATABASE%' AND wait_event_type = 'Lock'`
+	} else {
+		release = s.holdTableLock(t, "`"+db+"`.t")
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	waited := false
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			var n int
+			if err := super.QueryRow(query, s.Admin.Username).Scan(&n); err == nil && n > 0 {
+				waited = true
+				select {
+				case <-stop:
+				case <-time.After(3 * time.Second):
+				}
+				release()
+				return
+			}
+		}
+	}()
+	return func() {
+		close(stop)
+		<-done
+		release()
+		if !waited {
+			t.Logf("the DROP DATABASE of %s was not seen waiting for the held lock", db)
+		}
+	}
+}
+
 // applyTimedOutAt runs terraform apply with the kill-point provider, whose
 // operation ends as its k-th statement runs (k = 0: only counts), and
 // waits for it to end on its own. It returns every statement sent and
