@@ -125,16 +125,126 @@ build_mariadb() {
   mariadb_image "$dir" "$MARIADB_IMAGE"
 }
 
+# from_root KIND IMAGE ROOT NAME: a copy, in $work/KIND, of the root
+# scripts/server-root.sh KIND builds at ROOT (built first when missing);
+# false when IMAGE exists.
+from_root() {
+  local kind=$1 image=$2 root=$3 name=$4
+  if exists "$image"; then echo "docker-images: $image exists (REBUILD=1 to rebuild)"; return 1; fi
+  "$here"/server-root.sh "$kind"
+  echo "docker-images: building $image from the $name root $root"
+  copy_root "$root" "$work/$kind"
+}
+
 # MariaDB 11.8: the root the local backend runs it from (Debian 13's
 # mariadb-server), copied.
 build_mariadb11() {
-  if exists "$MARIADB11_IMAGE"; then echo "docker-images: $MARIADB11_IMAGE exists (REBUILD=1 to rebuild)"; return; fi
-  local root=${TENANTDB_MARIADB11_ROOT:-$HOME/.cache/tenantdb/mariadb11-root}
-  "$here"/server-root.sh mariadb11
-  local dir="$work/mariadb11"
-  echo "docker-images: building $MARIADB11_IMAGE from the MariaDB 11.8 root $root"
-  copy_root "$root" "$dir"
-  mariadb_image "$dir" "$MARIADB11_IMAGE"
+  from_root mariadb11 "$MARIADB11_IMAGE" "${TENANTDB_MARIADB11_ROOT:-$HOME/.cache/tenantdb/mariadb11-root}" "MariaDB 11.8" || return 0
+  mariadb_image "$work/mariadb11" "$MARIADB11_IMAGE"
+}
+
+# mysql_entrypoint DIR: the entrypoint of the MariaDB and MySQL stand-ins,
+# one script for both, as the official images' differ only where the
+# servers do (install tool, root password statement, client name).
+mysql_entrypoint() {
+  cat >"$1"/usr/local/bin/docker-entrypoint.sh <<'EOF'
+#!/bin/bash
+# tenantdb's stand-in for the official mariadb and mysql images' entrypoint
+# (built by scripts/docker-images.sh): the same variables, data directory,
+# flags and readiness lines, without the features the tests do not use.
+set -eo pipefail
+note() { echo "$(date '+%F %T') 0 [Note] [Entrypoint]: $*"; }
+fail() { echo "$(date '+%F %T') 0 [ERROR] [Entrypoint]: $*" >&2; exit 1; }
+if command -v mariadbd >/dev/null; then
+  flavor=MariaDB server=mariadbd client=mariadb
+else
+  flavor=MySQL server=mysqld client=mysql
+fi
+if [ "${1:0:1}" = '-' ]; then set -- "$server" "$@"; fi
+if [ "$1" != mariadbd ] && [ "$1" != mysqld ]; then exec "$@"; fi
+if [ "$(id -u)" = 0 ]; then
+  mkdir -p /var/lib/mysql /run/mysqld /var/lib/mysql-files
+  chown -R mysql:mysql /var/lib/mysql /run/mysqld /var/lib/mysql-files
+  exec setpriv --reuid=mysql --regid=mysql --init-groups "$BASH_SOURCE" "$@"
+fi
+# MariaDB's image reads MARIADB_* first, then MYSQL_*; MySQL's MYSQL_* only.
+pick() {
+  local v=
+  [ "$flavor" = MySQL ] || v=${!1:-}
+  [ -n "$v" ] || v=${!2:-}
+  printf '%s' "$v"
+}
+ROOT_PW=$(pick MARIADB_ROOT_PASSWORD MYSQL_ROOT_PASSWORD)
+EMPTY_OK=$(pick MARIADB_ALLOW_EMPTY_ROOT_PASSWORD MYSQL_ALLOW_EMPTY_PASSWORD)
+DB=$(pick MARIADB_DATABASE MYSQL_DATABASE)
+USR=$(pick MARIADB_USER MYSQL_USER)
+USR_PW=$(pick MARIADB_PASSWORD MYSQL_PASSWORD)
+ROOT_HOST=$(pick MARIADB_ROOT_HOST MYSQL_ROOT_HOST); ROOT_HOST=${ROOT_HOST:-%}
+esc() { local s=${1//\\/\\\\}; printf '%s' "${s//\'/\\\'}"; }
+if [ ! -d /var/lib/mysql/mysql ]; then
+  [ -n "$ROOT_PW" ] || [ -n "$EMPTY_OK" ] || fail "Database is uninitialized and password option is not specified
+	You need to specify one of the ROOT_PASSWORD or ALLOW_EMPTY_ROOT_PASSWORD variables"
+  [ "$USR" != root ] || fail "USER=\"root\": USER and PASSWORD are for configuring a regular user and cannot be used for the root user"
+  note "Initializing database files"
+  sock=/run/mysqld/mysqld.sock
+  if [ "$flavor" = MariaDB ]; then
+    mariadb-install-db --datadir=/var/lib/mysql --rpm --auth-root-authentication-method=normal \
+      --skip-test-db --skip-log-bin --skip-name-resolve --default-time-zone=SYSTEM \
+      --loose-innodb_buffer_pool_load_at_startup=0 --loose-innodb_buffer_pool_dump_at_shutdown=0 "${@:2}"
+    temp=(--wsrep_on=OFF --expire-logs-days=0 --loose-innodb_buffer_pool_load_at_startup=0)
+    root_pw="DELETE FROM mysql.global_priv WHERE user NOT IN ('mysql.sys','mariadb.sys','root') OR host NOT IN ('localhost');
+SET PASSWORD FOR 'root'@'localhost' = PASSWORD('$(esc "$ROOT_PW")');"
+    proxy="''@'%'"
+  else
+    "$@" --initialize-insecure --default-time-zone=SYSTEM
+    temp=(--mysqlx=OFF)
+    root_pw="ALTER USER 'root'@'localhost' IDENTIFIED BY '$(esc "$ROOT_PW")';"
+    proxy="''@''"
+  fi
+  note "Database files initialized"
+  note "Starting temporary server"
+  "$@" --skip-networking --default-time-zone=SYSTEM --socket="$sock" "${temp[@]}" &
+  pid=$!
+  for _ in $(seq 600); do
+    "$client" --protocol=socket --socket="$sock" -uroot -e 'SELECT 1' >/dev/null 2>&1 && break
+    kill -0 "$pid" 2>/dev/null || fail "Unable to start server."
+    sleep 0.1
+  done
+  note "Temporary server started."
+  sql="SET @@SESSION.SQL_LOG_BIN=0;
+$root_pw"
+  if [ "$ROOT_HOST" != localhost ]; then
+    sql+="
+CREATE USER 'root'@'$(esc "$ROOT_HOST")' IDENTIFIED BY '$(esc "$ROOT_PW")';
+GRANT ALL ON *.* TO 'root'@'$(esc "$ROOT_HOST")' WITH GRANT OPTION;
+GRANT PROXY ON $proxy TO 'root'@'$(esc "$ROOT_HOST")' WITH GRANT OPTION;"
+  fi
+  [ -z "$DB" ] || sql+="
+CREATE DATABASE IF NOT EXISTS \`${DB//\`/\`\`}\`;"
+  if [ -n "$USR" ]; then
+    sql+="
+CREATE USER '$(esc "$USR")'@'%' IDENTIFIED BY '$(esc "$USR_PW")';"
+    [ -z "$DB" ] || sql+="
+GRANT ALL ON \`${DB//\`/\`\`}\`.* TO '$(esc "$USR")'@'%';"
+  fi
+  "$client" --protocol=socket --socket="$sock" -uroot --binary-mode -e "$sql"
+  for f in /docker-entrypoint-initdb.d/*; do
+    case "$f" in
+      *.sh) note "$0: running $f"; . "$f" ;;
+      *.sql) note "$0: running $f"; MYSQL_PWD=$ROOT_PW "$client" --protocol=socket --socket="$sock" -uroot ${DB:+"$DB"} <"$f" ;;
+      *) ;;
+    esac
+  done
+  note "Stopping temporary server"
+  kill "$pid"; wait "$pid" || true
+  note "Temporary server stopped"
+  echo
+  note "$flavor init process done. Ready for start up."
+  echo
+fi
+exec "$@"
+EOF
+  chmod 755 "$1"/usr/local/bin/docker-entrypoint.sh
 }
 
 # mariadb_image DIR IMAGE: a Debian root with mariadb-server becomes IMAGE.
@@ -147,84 +257,7 @@ mariadb_image() {
   sed -i -e 's/^\(bind-address\b.*\)/#\1/' -e 's/^\(log_error\b.*\)/#\1/' "$dir"/etc/mysql/mariadb.conf.d/50-server.cnf
   printf '[mariadb]\nhost-cache-size=0\nskip-name-resolve\n' >"$dir"/etc/mysql/conf.d/docker.cnf
   install -d -o 0 -g 0 "$dir"/docker-entrypoint-initdb.d
-  cat >"$dir"/usr/local/bin/docker-entrypoint.sh <<'EOF'
-#!/bin/bash
-# tenantdb's stand-in for the official mariadb image's entrypoint (built by
-# scripts/docker-images.sh): the same variables, data directory, flags and
-# readiness lines, without the features the tests do not use.
-set -eo pipefail
-note() { echo "$(date '+%F %T') 0 [Note] [Entrypoint]: $*"; }
-fail() { echo "$(date '+%F %T') 0 [ERROR] [Entrypoint]: $*" >&2; exit 1; }
-if [ "${1:0:1}" = '-' ]; then set -- mariadbd "$@"; fi
-if [ "$1" != mariadbd ] && [ "$1" != mysqld ]; then exec "$@"; fi
-if [ "$(id -u)" = 0 ]; then
-  mkdir -p /var/lib/mysql /run/mysqld
-  chown -R mysql:mysql /var/lib/mysql /run/mysqld
-  exec setpriv --reuid=mysql --regid=mysql --init-groups "$BASH_SOURCE" "$@"
-fi
-pick() { local v=${!1:-}; [ -n "$v" ] || v=${!2:-}; printf '%s' "$v"; }
-ROOT_PW=$(pick MARIADB_ROOT_PASSWORD MYSQL_ROOT_PASSWORD)
-EMPTY_OK=$(pick MARIADB_ALLOW_EMPTY_ROOT_PASSWORD MYSQL_ALLOW_EMPTY_PASSWORD)
-DB=$(pick MARIADB_DATABASE MYSQL_DATABASE)
-USR=$(pick MARIADB_USER MYSQL_USER)
-USR_PW=$(pick MARIADB_PASSWORD MYSQL_PASSWORD)
-ROOT_HOST=$(pick MARIADB_ROOT_HOST MYSQL_ROOT_HOST); ROOT_HOST=${ROOT_HOST:-%}
-esc() { local s=${1//\\/\\\\}; printf '%s' "${s//\'/\\\'}"; }
-if [ ! -d /var/lib/mysql/mysql ]; then
-  [ -n "$ROOT_PW" ] || [ -n "$EMPTY_OK" ] || fail "Database is uninitialized and password option is not specified
-	You need to specify one of MARIADB_ROOT_PASSWORD, MARIADB_ALLOW_EMPTY_ROOT_PASSWORD and MARIADB_RANDOM_ROOT_PASSWORD"
-  [ "$USR" != root ] || fail "MARIADB_USER=\"root\", MARIADB_USER and MARIADB_PASSWORD are for configuring a regular user and cannot be used for the root user"
-  note "Initializing database files"
-  mariadb-install-db --datadir=/var/lib/mysql --rpm --auth-root-authentication-method=normal \
-    --skip-test-db --skip-log-bin --skip-name-resolve --default-time-zone=SYSTEM \
-    --loose-innodb_buffer_pool_load_at_startup=0 --loose-innodb_buffer_pool_dump_at_shutdown=0 "${@:2}"
-  note "Database files initialized"
-  note "Starting temporary server"
-  sock=/run/mysqld/mysqld.sock
-  "$@" --skip-networking --default-time-zone=SYSTEM --socket="$sock" --wsrep_on=OFF --expire-logs-days=0 \
-    --loose-innodb_buffer_pool_load_at_startup=0 &
-  pid=$!
-  for _ in $(seq 300); do
-    mariadb --protocol=socket --socket="$sock" -uroot -e 'SELECT 1' >/dev/null 2>&1 && break
-    kill -0 "$pid" 2>/dev/null || fail "Unable to start server."
-    sleep 0.1
-  done
-  note "Temporary server started."
-  sql="SET @@SESSION.SQL_LOG_BIN=0;
-DELETE FROM mysql.global_priv WHERE user NOT IN ('mysql.sys','mariadb.sys','root') OR host NOT IN ('localhost');
-SET PASSWORD FOR 'root'@'localhost' = PASSWORD('$(esc "$ROOT_PW")');"
-  if [ "$ROOT_HOST" != localhost ]; then
-    sql+="
-CREATE USER 'root'@'$(esc "$ROOT_HOST")' IDENTIFIED BY '$(esc "$ROOT_PW")';
-GRANT ALL ON *.* TO 'root'@'$(esc "$ROOT_HOST")' WITH GRANT OPTION;
-GRANT PROXY ON ''@'%' TO 'root'@'$(esc "$ROOT_HOST")' WITH GRANT OPTION;"
-  fi
-  [ -z "$DB" ] || sql+="
-CREATE DATABASE IF NOT EXISTS \`${DB//\`/\`\`}\`;"
-  if [ -n "$USR" ]; then
-    sql+="
-CREATE USER '$(esc "$USR")'@'%' IDENTIFIED BY '$(esc "$USR_PW")';"
-    [ -z "$DB" ] || sql+="
-GRANT ALL ON \`${DB//\`/\`\`}\`.* TO '$(esc "$USR")'@'%';"
-  fi
-  mariadb --protocol=socket --socket="$sock" -uroot --binary-mode -e "$sql"
-  for f in /docker-entrypoint-initdb.d/*; do
-    case "$f" in
-      *.sh) note "$0: running $f"; . "$f" ;;
-      *.sql) note "$0: running $f"; mariadb --protocol=socket --socket="$sock" -uroot -p"$ROOT_PW" ${DB:+"$DB"} <"$f" ;;
-      *) ;;
-    esac
-  done
-  note "Stopping temporary server"
-  kill "$pid"; wait "$pid" || true
-  note "Temporary server stopped"
-  echo
-  note "MariaDB init process done. Ready for start up."
-  echo
-fi
-exec "$@"
-EOF
-  chmod 755 "$dir"/usr/local/bin/docker-entrypoint.sh
+  mysql_entrypoint "$dir"
   strip_rootfs "$dir"
   import "$dir" "$image" \
     'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8' \
@@ -311,12 +344,8 @@ EOF
 # mysql-server-core and mysql-client), copied, with the mysql user and the
 # official image's configuration.
 build_mysql97() {
-  if exists "$MYSQL97_IMAGE"; then echo "docker-images: $MYSQL97_IMAGE exists (REBUILD=1 to rebuild)"; return; fi
-  local root=${TENANTDB_MYSQL_ROOT:-$HOME/.cache/tenantdb/mysql-root}
-  "$here"/server-root.sh mysql
+  from_root mysql "$MYSQL97_IMAGE" "${TENANTDB_MYSQL_ROOT:-$HOME/.cache/tenantdb/mysql-root}" "MySQL 9.7" || return 0
   local dir="$work/mysql"
-  echo "docker-images: building $MYSQL97_IMAGE from the MySQL 9.7 root $root"
-  copy_root "$root" "$dir"
   chroot "$dir" sh -c 'getent group mysql >/dev/null || groupadd -r mysql; getent passwd mysql >/dev/null || useradd -r -g mysql -d /var/lib/mysql -s /bin/false mysql'
   rm -rf "$dir"/var/lib/mysql "$dir"/etc/mysql
   install -d "$dir"/etc/mysql/conf.d "$dir"/var/lib/mysql "$dir"/var/lib/mysql-files "$dir"/var/run/mysqld
@@ -335,80 +364,7 @@ pid-file=/var/run/mysqld/mysqld.pid
 socket=/var/run/mysqld/mysqld.sock
 !includedir /etc/mysql/conf.d/
 EOF
-  cat >"$dir"/usr/local/bin/docker-entrypoint.sh <<'EOF'
-#!/bin/bash
-# tenantdb's stand-in for the official mysql image's entrypoint (built by
-# scripts/docker-images.sh): the same variables, data directory, flags and
-# readiness lines, without the features the tests do not use.
-set -eo pipefail
-note() { echo "$(date '+%F %T') 0 [Note] [Entrypoint]: $*"; }
-fail() { echo "$(date '+%F %T') 0 [ERROR] [Entrypoint]: $*" >&2; exit 1; }
-if [ "${1:0:1}" = '-' ]; then set -- mysqld "$@"; fi
-if [ "$1" != mysqld ]; then exec "$@"; fi
-if [ "$(id -u)" = 0 ]; then
-  mkdir -p /var/lib/mysql /var/run/mysqld /var/lib/mysql-files
-  chown -R mysql:mysql /var/lib/mysql /var/run/mysqld /var/lib/mysql-files
-  exec setpriv --reuid=mysql --regid=mysql --init-groups "$BASH_SOURCE" "$@"
-fi
-ROOT_PW=${MYSQL_ROOT_PASSWORD:-}
-ROOT_HOST=${MYSQL_ROOT_HOST:-%}
-DB=${MYSQL_DATABASE:-}
-USR=${MYSQL_USER:-}
-USR_PW=${MYSQL_PASSWORD:-}
-esc() { local s=${1//\\/\\\\}; printf '%s' "${s//\'/\\\'}"; }
-if [ ! -d /var/lib/mysql/mysql ]; then
-  [ -n "$ROOT_PW" ] || [ -n "${MYSQL_ALLOW_EMPTY_PASSWORD:-}" ] || fail "Database is uninitialized and password option is not specified
-	You need to specify one of the following as an environment variable:
-	- MYSQL_ROOT_PASSWORD
-	- MYSQL_ALLOW_EMPTY_PASSWORD"
-  [ "$USR" != root ] || fail "MYSQL_USER=\"root\", MYSQL_USER and MYSQL_PASSWORD are for configuring a regular user and cannot be used for the root user"
-  note "Initializing database files"
-  "$@" --initialize-insecure --default-time-zone=SYSTEM
-  note "Database files initialized"
-  note "Starting temporary server"
-  sock=/var/run/mysqld/mysqld.sock
-  "$@" --skip-networking --default-time-zone=SYSTEM --socket="$sock" --mysqlx=OFF &
-  pid=$!
-  for _ in $(seq 600); do
-    mysql --protocol=socket --socket="$sock" -uroot -e 'SELECT 1' >/dev/null 2>&1 && break
-    kill -0 "$pid" 2>/dev/null || fail "Unable to start server."
-    sleep 0.1
-  done
-  note "Temporary server started."
-  sql="SET @@SESSION.SQL_LOG_BIN=0;
-ALTER USER 'root'@'localhost' IDENTIFIED BY '$(esc "$ROOT_PW")';"
-  if [ "$ROOT_HOST" != localhost ]; then
-    sql+="
-CREATE USER 'root'@'$(esc "$ROOT_HOST")' IDENTIFIED BY '$(esc "$ROOT_PW")';
-GRANT ALL ON *.* TO 'root'@'$(esc "$ROOT_HOST")' WITH GRANT OPTION;
-GRANT PROXY ON ''@'' TO 'root'@'$(esc "$ROOT_HOST")' WITH GRANT OPTION;"
-  fi
-  [ -z "$DB" ] || sql+="
-CREATE DATABASE IF NOT EXISTS \`${DB//\`/\`\`}\`;"
-  if [ -n "$USR" ]; then
-    sql+="
-CREATE USER '$(esc "$USR")'@'%' IDENTIFIED BY '$(esc "$USR_PW")';"
-    [ -z "$DB" ] || sql+="
-GRANT ALL ON \`${DB//\`/\`\`}\`.* TO '$(esc "$USR")'@'%';"
-  fi
-  mysql --protocol=socket --socket="$sock" -uroot --binary-mode -e "$sql"
-  for f in /docker-entrypoint-initdb.d/*; do
-    case "$f" in
-      *.sh) note "$0: running $f"; . "$f" ;;
-      *.sql) note "$0: running $f"; MYSQL_PWD=$ROOT_PW mysql --protocol=socket --socket="$sock" -uroot ${DB:+"$DB"} <"$f" ;;
-      *) ;;
-    esac
-  done
-  note "Stopping temporary server"
-  kill "$pid"; wait "$pid" || true
-  note "Temporary server stopped"
-  echo
-  note "MySQL init process done. Ready for start up."
-  echo
-fi
-exec "$@"
-EOF
-  chmod 755 "$dir"/usr/local/bin/docker-entrypoint.sh
+  mysql_entrypoint "$dir"
   strip_rootfs "$dir"
   import "$dir" "$MYSQL97_IMAGE" \
     'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8' \

@@ -144,7 +144,7 @@ $GO test -count=1 -run '^$' ./... >/dev/null
 
 jobs=${TENANTDB_TESTACC_DOCKER_JOBS:-3}
 start=$(date +%s)
-declare -A PID KIND_OF STATUS STARTED TOOK
+declare -A PID=() KIND_OF=() STATUS=() STARTED=() TOOK=()
 wait_one() {
 	local pid done_kind status=0
 	wait -n -p pid "${PID[@]}" || status=$?
