@@ -51,14 +51,7 @@ func TestAccFaults_timeoutPoints(t *testing.T) {
 func (s accServer) holdDropPastTimeout(t *testing.T, db string) (released func() (waited bool)) {
 	t.Helper()
 	super := s.super(t, "")
-	var release func()
-	query := `SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = ? AND INFO LIKE 'DROP DATABASE%'`
-	if s.Engine == "postgres" {
-		release = s.holdLock(t, "", fmt.Sprintf("COMMENT ON DATABASE %s IS 'tenantdb test: the drop waits'", s.ident(db)))
-		query = `SELECT COUNT(*) FROM pg_stat_activity WHERE usename = $1 AND query LIKE 'DROP DATABASE%' AND wait_event_type = 'Lock'`
-	} else {
-		release = s.holdTableLock(t, "`"+db+"`.t")
-	}
+	release := s.holdDropBlocker(t, db, "t")
 	stop, done := make(chan struct{}), make(chan struct{})
 	waited := false
 	go func() {
@@ -69,8 +62,7 @@ func (s accServer) holdDropPastTimeout(t *testing.T, db string) (released func()
 				return
 			case <-time.After(100 * time.Millisecond):
 			}
-			var n int
-			if err := super.QueryRow(query, s.Admin.Username).Scan(&n); err == nil && n > 0 {
+			if s.dropWaiting(super) {
 				waited = true
 				select {
 				case <-stop:
