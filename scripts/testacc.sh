@@ -99,28 +99,8 @@ for run in "${runs[@]}"; do
 	echo "testacc: ${LABEL[$run]} done after $(($(date +%s) - start)) s (exit ${STATUS[$run]})"
 done
 
-# summarize LOG FAMILY=KIND...: package results, subtests per kind,
-# failures in full.
-summarize() {
-	local log=$1
-	shift
-	grep -E '^(ok\s|FAIL|panic:|--- FAIL:)' "$log" || true
-	for pair in "$@"; do
-		local family=${pair%%=*} kind=${pair#*=} pass fail skip
-		pass=$(grep -cE "^\s*--- PASS: Test[^/ ]+/$family " "$log" || true)
-		fail=$(grep -cE "^\s*--- FAIL: Test[^/ ]+/$family " "$log" || true)
-		skip=$(grep -cE "^\s*--- SKIP: Test[^/ ]+/$family " "$log" || true)
-		if [ $((pass + fail + skip)) -gt 0 ]; then
-			echo "testacc: subtests run on $kind: $pass passed, $fail failed, $skip skipped"
-		fi
-	done
-	if grep -qE '^(FAIL|panic:)' "$log"; then
-		echo "testacc: the failing tests' output:"
-		# Every line of a failing test: go test -v prints a test's output
-		# before its "--- FAIL" line, from its "=== RUN".
-		awk '/^=== (RUN|CONT|PAUSE|NAME)/ { buf = "" } { buf = buf $0 "\n" } /--- FAIL/ { printf "%s", buf; buf = "" } /^(FAIL|panic:)/ { print }' "$log"
-	fi
-}
+# shellcheck source=scripts/testacc-summary.sh
+. ./scripts/testacc-summary.sh
 
 failed=
 for run in "${runs[@]}"; do

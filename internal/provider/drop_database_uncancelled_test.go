@@ -3,6 +3,7 @@
 package provider
 
 import (
+	"database/sql"
 	"fmt"
 	"regexp"
 	"strings"
@@ -12,16 +13,39 @@ import (
 
 // holdDropBlocker holds, as the superuser and outside db, a lock that
 // DROP DATABASE db waits for before it removes anything: PostgreSQL an
-// open transaction that changed db's pg_database row (ALTER DATABASE ...
-// CONNECTION LIMIT holds a lock on the database object); MySQL/MariaDB
-// LOCK TABLES on one of its tables (the drop takes every table's metadata
-// lock before it drops any).
-func (s accServer) holdDropBlocker(t *testing.T, db string) (release func()) {
+// open transaction that commented on the database (a lock on the database
+// object; its pg_database row is left to the revokes a destroy runs
+// before the drop); MySQL/MariaDB LOCK TABLES on its table (the drop
+// takes every table's metadata lock before it drops any).
+func (s accServer) holdDropBlocker(t *testing.T, db, table string) (release func()) {
 	t.Helper()
 	if s.Engine == "postgres" {
-		return s.holdLock(t, "", fmt.Sprintf("ALTER DATABASE %s CONNECTION LIMIT 100", s.ident(db)))
+		return s.holdLock(t, "", fmt.Sprintf("COMMENT ON DATABASE %s IS 'tenantdb test: the drop waits'", s.ident(db)))
 	}
-	return s.holdTableLock(t, fmt.Sprintf("`%s`.t2", db))
+	return s.holdTableLock(t, fmt.Sprintf("`%s`.%s", db, table))
+}
+
+// dropWaiting reports whether a DROP DATABASE of the admin waits for a
+// lock on the server now (super: the superuser's pool, taken on the test's
+// goroutine).
+func (s accServer) dropWaiting(super *sql.DB) bool {
+	query := `SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = ? AND INFO LIKE 'DROP DATABASE%' AND STATE LIKE 'Waiting for%'`
+	if s.Engine == "postgres" {
+		query = `SELECT COUNT(*) FROM pg_stat_activity WHERE usename = $1 AND query LIKE 'DROP DATABASE%' AND wait_event_type = 'Lock'`
+	}
+	var n int
+	return super.QueryRow(query, s.Admin.Username).Scan(&n) == nil && n > 0
+}
+
+// awaitDropWaiting waits up to limit for dropWaiting, and reports whether
+// it saw it.
+func (s accServer) awaitDropWaiting(super *sql.DB, limit time.Duration) bool {
+	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if s.dropWaiting(super) {
+			return true
+		}
+	}
+	return false
 }
 
 // invalidDatabases counts PostgreSQL databases marked invalid.
@@ -65,11 +89,18 @@ func TestAccDropDatabase_runsPastDeadline(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			release := s.holdDropBlocker(t, db)
+			release := s.holdDropBlocker(t, db, "t2")
+			super := s.super(t, "")
 			done := make(chan cliResult, 1)
 			start := time.Now()
 			go func() { done <- w.run("destroy", "-auto-approve") }()
-			time.Sleep(13 * time.Second) // past the 10 s deadline: the drop waits for the lock
+			// However long terraform takes to get there on a loaded
+			// machine: once the drop waits for the lock, 13 s more is
+			// past the operation's 10 s deadline (it began before).
+			if !s.awaitDropWaiting(super, 3*time.Minute) {
+				t.Error("the DROP DATABASE was not seen waiting for the held lock")
+			}
+			time.Sleep(13 * time.Second)
 			release()
 			r := <-done
 			took := time.Since(start)

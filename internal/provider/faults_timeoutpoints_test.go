@@ -33,6 +33,57 @@ func TestAccFaults_timeoutPoints(t *testing.T) {
 	})
 }
 
+// holdDropPastTimeout (issue 48) makes a timeout point at DROP DATABASE db
+// land while the drop is still running, on every run however fast the
+// server (through Docker the drop was slower than locally, and only there
+// did the cancel cut it in half): as the superuser it holds a lock the drop
+// waits for before it removes anything, and releases it once the admin's
+// DROP DATABASE has been seen waiting for a while (the operation's context
+// ended as it was sent), so the drop, never cancelled, finishes after the
+// operation's deadline. PostgreSQL: an open transaction that commented on
+// the database (a lock on the database object, its pg_database row left
+// alone for the revokes before the drop); MySQL/MariaDB: LOCK TABLES on
+// the owner's table t. The lock is released at the latest when the
+// returned func is called (after the apply ended), which reports whether
+// the drop was seen waiting. The caller checks that the drop finished (the
+// database is gone); on the code before issue 48 the cancel stopped it at
+// once and the database stayed.
+func (s accServer) holdDropPastTimeout(t *testing.T, db string) (released func() (waited bool)) {
+	t.Helper()
+	super := s.super(t, "")
+	release := s.holdDropBlocker(t, db, "t")
+	stop, done := make(chan struct{}), make(chan struct{})
+	waited := false
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			if s.dropWaiting(super) {
+				waited = true
+				select {
+				case <-stop:
+				case <-time.After(3 * time.Second):
+				}
+				release()
+				return
+			}
+		}
+	}()
+	return func() bool {
+		close(stop)
+		<-done
+		release()
+		if waited {
+			t.Logf("the DROP DATABASE of %s waited for the held lock past the timeout point (released 3 s after it was seen)", db)
+		}
+		return waited
+	}
+}
+
 // applyTimedOutAt runs terraform apply with the kill-point provider, whose
 // operation ends as its k-th statement runs (k = 0: only counts), and
 // waits for it to end on its own. It returns every statement sent and

@@ -32,6 +32,16 @@ const (
 	EnvPostgres14BinDir = "TENANTDB_TEST_POSTGRES14_BINDIR"
 )
 
+// The docker backend's images of the other kinds (kinds.go): MySQL 9.7
+// (kind mysql), MariaDB 11.8 (mariadb11), PostgreSQL 18 (postgres18).
+// TENANTDB_TEST_MYSQL_IMAGE and TENANTDB_TEST_POSTGRES_IMAGE serve the
+// families' default kinds, mariadb and postgres.
+const (
+	EnvMySQL97Image    = "TENANTDB_TEST_MYSQL97_IMAGE"
+	EnvMariaDB11Image  = "TENANTDB_TEST_MARIADB11_IMAGE"
+	EnvPostgres18Image = "TENANTDB_TEST_POSTGRES18_IMAGE"
+)
+
 func dsnEnv(engine string) string {
 	if engine == EngineMySQL {
 		return EnvMySQLDSN
@@ -46,15 +56,16 @@ func dsnEnv(engine string) string {
 // process, and an image check bounded to 5 s, done once per image, so the
 // local path pays at most that once.
 //
-// MySQL runs from a local Debian root only, so auto mode picks the local
+// MySQL 9.7 runs from a local Debian root, so auto mode picks the local
 // backend for it; MariaDB 11.8 and PostgreSQL 18 too (a root, an npm
-// build), unless a DSN names the engine's server.
+// build), unless a DSN names the engine's server. The docker backend,
+// when chosen, runs every kind from its image (dockerImage).
 func chooseBackend(engine string, o startOptions) (string, error) {
 	switch v := strings.ToLower(strings.TrimSpace(os.Getenv(EnvBackend))); v {
 	case BackendLocal, BackendDocker, BackendDSN:
 		return v, nil
 	case "", "auto":
-		if o.localOnly() {
+		if o.localOnly() || o.kind == KindMySQL {
 			return BackendLocal, nil
 		}
 		if os.Getenv(dsnEnv(engine)) != "" {
@@ -63,7 +74,7 @@ func chooseBackend(engine string, o startOptions) (string, error) {
 		if o.standIn() {
 			return BackendLocal, nil
 		}
-		if dockerCanStart(engine) {
+		if dockerCanStart(kindOf(engine, o)) {
 			return BackendDocker, nil
 		}
 		return BackendLocal, nil

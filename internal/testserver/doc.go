@@ -188,11 +188,16 @@
 //   - "docker": testcontainers-go. The image is TENANTDB_TEST_MYSQL_IMAGE
 //     (default mariadb:11.4; mysql:8.4 and mysql:8.0 work too) or
 //     TENANTDB_TEST_POSTGRES_IMAGE (default postgres:15; 15 and later, for
-//     jsonlog): the official images, or images that behave like them for
-//     what is used here (environment variables, data directory, the
-//     entrypoint's readiness line and its handling of server flags;
-//     scripts/docker-images.sh builds such stand-ins from Debian's packages
-//     where no registry answers). Each container gets what a local server
+//     jsonlog) for the families' default kinds; the other kinds have their
+//     own: TENANTDB_TEST_MYSQL97_IMAGE (kind mysql, default mysql:9),
+//     TENANTDB_TEST_MARIADB11_IMAGE (mariadb11, default mariadb:11.8) and
+//     TENANTDB_TEST_POSTGRES18_IMAGE (postgres18, default postgres:18). The
+//     official images, or images that behave like them for what is used
+//     here (environment variables, data directory, the entrypoint's
+//     readiness line and its handling of server flags;
+//     scripts/docker-images.sh builds such stand-ins where no registry
+//     answers: from Debian's packages, from the roots MySQL 9.7 and MariaDB
+//     11.8 run from locally, and from PostgreSQL 18's npm build). Each container gets what a local server
 //     gets: a CA and server certificate generated at start-up (copied in;
 //     CAPEM, TLSMode "verify-full", Host 127.0.0.1), the same minimal admin,
 //     the statement log and WithLowerCaseTableNames. The port is chosen by
@@ -218,8 +223,9 @@
 //     can start the engine's image (it has it, or a registry it asks
 //     serves it: checked once per image, within 5 s); else "local", saying
 //     so once on stderr when a daemon answered. A client binary alone (no
-//     daemon) never selects docker. MySQL always runs locally; MariaDB
-//     11.8 and PostgreSQL 18 too unless a DSN names the engine's server.
+//     daemon) never selects docker. MySQL runs locally in auto mode;
+//     MariaDB 11.8 and PostgreSQL 18 too unless a DSN names the engine's
+//     server (TENANTDB_TEST_BACKEND=docker runs each from its image).
 //
 // # Cleanup
 //

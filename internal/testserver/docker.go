@@ -42,9 +42,16 @@ import (
 // standard port is published on 127.0.0.1 at that port (fixed, so that a
 // Restart keeps it).
 
+// The official images each kind runs by default (dockerImage).
 const (
-	defaultMySQLImage    = "mariadb:11.4"
-	defaultPostgresImage = "postgres:15"
+	defaultMySQLImage      = "mariadb:11.4"
+	defaultPostgresImage   = "postgres:15"
+	defaultMySQL97Image    = "mysql:9" // the 9.x line (9.7 LTS); no 9.7 tag could be checked here
+	defaultMariaDB11Image  = "mariadb:11.8"
+	defaultPostgres18Image = "postgres:18"
+)
+
+const (
 	// dockerReadyTimeout bounds the wait for a container's server to accept
 	// the harness's connection after the image's own initialisation (its
 	// readiness line) is done; a restarted container has it to recover.
@@ -112,12 +119,21 @@ var (
 	dockerImages   = map[string]bool{} // image -> the daemon can start it
 )
 
-// dockerImage is the image the docker backend runs for engine.
-func dockerImage(engine string) string {
-	if engine == EngineMySQL {
-		return envOr(EnvMySQLImage, defaultMySQLImage)
+// dockerImage is the image the docker backend runs for a server kind
+// (kindOf): each kind has its variable, the families' default kinds the
+// engine's (TENANTDB_TEST_MYSQL_IMAGE, TENANTDB_TEST_POSTGRES_IMAGE).
+func dockerImage(kind string) string {
+	switch kind {
+	case KindMySQL:
+		return envOr(EnvMySQL97Image, defaultMySQL97Image)
+	case KindMariaDB11:
+		return envOr(EnvMariaDB11Image, defaultMariaDB11Image)
+	case KindPostgres18:
+		return envOr(EnvPostgres18Image, defaultPostgres18Image)
+	case KindPostgres:
+		return envOr(EnvPostgresImage, defaultPostgresImage)
 	}
-	return envOr(EnvPostgresImage, defaultPostgresImage)
+	return envOr(EnvMySQLImage, defaultMySQLImage)
 }
 
 // dockerCanStart reports whether auto mode may use Docker for engine: a
@@ -126,11 +142,11 @@ func dockerImage(engine string) string {
 // registry, as on the project's machines) would fail every test: auto mode
 // runs local servers then, and says so once per image on stderr. Checked
 // once per image and process.
-func dockerCanStart(engine string) bool {
+func dockerCanStart(kind string) bool {
 	if !dockerAvailable() {
 		return false
 	}
-	image := dockerImage(engine)
+	image := dockerImage(kind)
 	dockerImagesMu.Lock()
 	defer dockerImagesMu.Unlock()
 	if ok, done := dockerImages[image]; done {
@@ -234,10 +250,11 @@ func startDocker(ctx context.Context, engine string, o startOptions) (*Server, e
 	if err != nil {
 		return nil, err
 	}
+	image := dockerImage(kindOf(engine, o))
 	if engine == EngineMySQL {
-		return startDockerMySQL(ctx, o, hostNet, certs, tlsConf)
+		return startDockerMySQL(ctx, image, o, hostNet, certs, tlsConf)
 	}
-	return startDockerPostgres(ctx, hostNet, certs, tlsConf)
+	return startDockerPostgres(ctx, image, hostNet, certs, tlsConf)
 }
 
 // runDocker starts the container on a free port, retrying on a new port when
@@ -463,10 +480,9 @@ func startDockerWatchdog(ctx context.Context, id string) (*watchdog, error) {
 // ---------------------------------------------------------------------------
 // MariaDB and MySQL.
 
-func startDockerMySQL(ctx context.Context, o startOptions, hostNet bool, certs *certBundle, tlsConf *tls.Config) (_ *Server, err error) {
-	image := dockerImage(EngineMySQL)
+func startDockerMySQL(ctx context.Context, image string, o startOptions, hostNet bool, certs *certBundle, tlsConf *tls.Config) (_ *Server, err error) {
 	flavor := FlavorMySQL
-	if isMariaDBImage(image) {
+	if o.kind != KindMySQL && isMariaDBImage(image) {
 		flavor = FlavorMariaDB
 	}
 	root := Login{Username: "root", Password: randomPassword()}
@@ -484,9 +500,21 @@ func startDockerMySQL(ctx context.Context, o startOptions, hostNet bool, certs *
 				"--ssl-cert=" + dockerTLSDir + "/server-cert.pem",
 				"--ssl-key=" + dockerTLSDir + "/server-key.pem",
 			}
-			if flavor == FlavorMariaDB {
-				// As the local backend (Debian's defaults).
+			switch {
+			case flavor == FlavorMariaDB && o.kind == KindMariaDB11:
+				// No character-set flags: as the local backend, 11.8's
+				// own defaults (Debian 13's config sets none either).
+				args = append(args, innodbLogFileSize)
+			case flavor == FlavorMariaDB:
+				// As the local backend (Debian 12's defaults).
 				args = append(args, innodbLogFileSize, "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci")
+			default:
+				// No X Protocol listener: with host networking every
+				// container's would want port 33060. No binary log, as
+				// the local backend: with it, MySQL refuses a trigger or
+				// stored function from a login without SUPER (1419), which
+				// the tests' tenant owners create.
+				args = append(args, "--mysqlx=OFF", "--skip-log-bin")
 			}
 			if o.lowerCaseTableNames {
 				// The images give the server's flags to their
@@ -597,8 +625,7 @@ func pgDockerCmd(port int, hostNet bool) []string {
 	return args
 }
 
-func startDockerPostgres(ctx context.Context, hostNet bool, certs *certBundle, tlsConf *tls.Config) (_ *Server, err error) {
-	image := dockerImage(EnginePostgres)
+func startDockerPostgres(ctx context.Context, image string, hostNet bool, certs *certBundle, tlsConf *tls.Config) (_ *Server, err error) {
 	root := Login{Username: "postgres", Password: randomPassword()}
 	spec := dockerSpec{
 		image: image,

@@ -37,10 +37,11 @@ func WithPostgresBinDir(dir string) Option {
 }
 
 // WithMySQL serves engine "mysql" with MySQL (9.7, from the Debian root
-// of scripts/mysql-root.sh, see local_mysql.go) rather than MariaDB, the
-// default server of that engine. Engine "mysql" and the local backend only
-// (in auto mode the local backend is chosen for it): Start and Shared fail
-// with an error otherwise. Most tests name a server by its kind instead
+// of scripts/server-root.sh, see local_mysql.go; on the docker backend the
+// image TENANTDB_TEST_MYSQL97_IMAGE names) rather than MariaDB, the default
+// server of that engine. Engine "mysql" and the local and docker backends
+// only (in auto mode the local backend is chosen for it): Start and Shared
+// fail with an error on the dsn backend. Most tests name a server by its kind instead
 // (Kinds, SharedKind).
 func WithMySQL() Option { return withKind(KindMySQL) }
 
@@ -85,21 +86,22 @@ func (o startOptions) check(engine string) error {
 }
 
 // needsLocal: options only the local backend can honour. The docker backend
-// starts lower_case_table_names=1 servers too; a dsn server is already
-// initialised as it is.
+// starts lower_case_table_names=1 servers and MySQL too; a dsn server is
+// already initialised as it is, and is what it is.
 func (o startOptions) needsLocal(backend string) bool {
-	return o.localOnly() || (o.lowerCaseTableNames && backend == BackendDSN)
+	return o.localOnly() || (backend == BackendDSN && (o.lowerCaseTableNames || o.kind == KindMySQL))
 }
 
-// localOnly: servers only the local backend starts (MySQL from its Debian
-// root, a bin dir), so auto mode picks it for them.
+// localOnly: servers only the local backend starts (a bin dir, an admin
+// that must present a client certificate), so auto mode picks it for them.
 func (o startOptions) localOnly() bool {
-	return o.postgresBinDir != "" || o.kind == KindMySQL || o.clientCertAdmin
+	return o.postgresBinDir != "" || o.clientCertAdmin
 }
 
 // standIn: a newer release serving its family's tests (kinds.go). Auto mode
 // starts it locally unless a DSN names the engine's server; the docker
-// backend runs its family's image (TENANTDB_TEST_*_IMAGE).
+// backend runs its own image (TENANTDB_TEST_MARIADB11_IMAGE,
+// TENANTDB_TEST_POSTGRES18_IMAGE).
 func (o startOptions) standIn() bool {
 	_, ok := standIns[o.kind]
 	return ok
