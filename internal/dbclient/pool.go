@@ -342,14 +342,15 @@ func (s Spec) pgxConfig(database string, major int) (*pgx.ConnConfig, error) {
 // for partial_revokes).
 func detect(ctx context.Context, spec Spec, db *sql.DB) (ddl.ServerInfo, error) {
 	var version string
-	var lowerCase, validators int
+	var lowerCase, validators, skipNameResolve int
 	var err error
 	err = retry(ctx, spec, func(ctx context.Context) error {
 		if spec.Engine == ddl.EnginePostgres {
 			return db.QueryRowContext(ctx, "SHOW server_version").Scan(&version)
 		}
 		return db.QueryRowContext(ctx, `SELECT VERSION(), @@lower_case_table_names, (SELECT COUNT(*) FROM information_schema.PLUGINS
-  WHERE PLUGIN_TYPE = 'PASSWORD VALIDATION' AND PLUGIN_STATUS = 'ACTIVE')`).Scan(&version, &lowerCase, &validators)
+  WHERE PLUGIN_TYPE = 'PASSWORD VALIDATION' AND PLUGIN_STATUS = 'ACTIVE'), @@skip_name_resolve`).Scan(&version, &lowerCase, &validators,
+			&skipNameResolve)
 	})
 	if err != nil {
 		return ddl.ServerInfo{}, connectError(spec, err)
@@ -366,7 +367,7 @@ func detect(ctx context.Context, spec Spec, db *sql.DB) (ddl.ServerInfo, error) 
 		}
 	}
 	info := ddl.ServerInfo{Flavor: flavor, Version: v, LowerCaseTableNames: lowerCase,
-		PasswordValidation: flavor == ddl.FlavorMariaDB && validators > 0}
+		PasswordValidation: flavor == ddl.FlavorMariaDB && validators > 0, SkipNameResolve: skipNameResolve != 0}
 	if flavor == ddl.FlavorPostgres {
 		if info.Admin, err = ddl.NewRoleName(spec.Username); err != nil {
 			return ddl.ServerInfo{}, err

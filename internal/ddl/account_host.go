@@ -145,6 +145,25 @@ func (h AccountHost) IsCIDR() bool {
 	return i >= 0 && !strings.Contains(h.s[i+1:], ".")
 }
 
+// IsHostName reports a host name or host name pattern ("app%.internal",
+// "db1"): not "%", "localhost", an address, an address pattern, a netmask
+// or a CIDR block. Only such a host needs the server to resolve the
+// client's address to a name.
+func (h AccountHost) IsHostName() bool {
+	if h.s == "" || h.s == AnyHost || h.s == "localhost" || strings.ContainsRune(h.s, '/') || allDigitsOrWild(h.s) {
+		return false
+	}
+	_, err := netip.ParseAddr(h.s)
+	return err != nil
+}
+
+// HostNeverMatches reports an account host that can never match a client
+// on this server: a host name pattern where the server skips name
+// resolution (skip_name_resolve), so it compares client addresses only.
+// The account is made all the same (a DBA may turn resolution on); the
+// provider warns.
+func HostNeverMatches(info ServerInfo, h AccountHost) bool { return info.SkipNameResolve && h.IsHostName() }
+
 // CheckAccountHost refuses, before any SQL, a host the connected server
 // cannot read: a CIDR block on MariaDB or on MySQL before 8.0.23 (they
 // would store it as a name pattern that matches no client).

@@ -102,6 +102,11 @@ type ServerInfo struct {
 	// turning it on during an apply is not (and changes what the server's
 	// existing escaped grants mean anyway, MySQL's own warning).
 	PartialRevokes bool
+	// SkipNameResolve is MySQL/MariaDB's @@skip_name_resolve: on, the
+	// server matches accounts by the client's address only, so an account
+	// whose host is a name pattern never logs in (HostNeverMatches). Read
+	// with the version, in the same query.
+	SkipNameResolve bool
 	// Admin is the PostgreSQL admin login (the server spec's username):
 	// REASSIGN OWNED names it rather than CURRENT_USER, which is whoever
 	// the session runs as. Zero on MySQL/MariaDB.

@@ -106,3 +106,13 @@ func (hostPlan) PlanModifyString(_ context.Context, req planmodifier.StringReque
 		resp.PlanValue = types.StringValue(ddl.AnyHost)
 	}
 }
+
+// warnHostNeverMatches: an account was made or granted at a host name
+// pattern on a server that skips name resolution, so no client can log in
+// as it there. What was declared is done all the same (a DBA may turn
+// resolution on); the warning says so and what to write instead.
+func warnHostNeverMatches(diags *diag.Diagnostics, info ddl.ServerInfo, user ddl.Username, object string) {
+	if ddl.HostNeverMatches(info, user.AccountHost()) {
+		addHostNeverMatchesWarning(diags, object, user)
+	}
+}

@@ -367,3 +367,49 @@ func TestAccAccountHost_ledgerUpgrade(t *testing.T) {
 		t.Fatal("destroy kept an owner: its ledger row no longer proves it")
 	}
 }
+
+// TestAccAccountHost_hostNameNeverMatches: the test servers run with
+// skip_name_resolve on (checked from the server), so an owner or a grant
+// at a host name pattern is made as declared and warned about (the server
+// compares client addresses only: no client can log in as it); an owner
+// at an address is not warned about.
+func TestAccAccountHost_hostNameNeverMatches(t *testing.T) {
+	onMySQLFamily(t, func(t *testing.T, s accServer) {
+		if got := s.superStrings(t, "SELECT @@skip_name_resolve"); len(got) != 1 || got[0] != "1" {
+			t.Fatalf("the test server's skip_name_resolve = %v, want 1: the test's premise", got)
+		}
+		db, owner, r := uniqueName("hsn"), uniqueName("hsno"), uniqueName("hsnr")
+		s.exec(t, "", fmt.Sprintf("CREATE USER '%s'@'%%.example.com' IDENTIFIED BY '%s'", r, principalPW))
+		t.Cleanup(func() {
+			s.dropDatabase(t, db)
+			s.exec(t, "", fmt.Sprintf("DROP USER IF EXISTS '%s'@'app%%.internal', '%s'@'127.0.0.1', '%s'@'%%.example.com'", owner, owner, r))
+		})
+		w := newCLIWorkspace(t)
+		grant := grantHCL("g", "tenantdb_tenant_database.db.name", r, `["SELECT"]`,
+			hostLine("%.Example.com")+"\n  depends_on = [tenantdb_tenant_owner.o]")
+		w.write(s.serverHCL("") + ownerHCL(db, owner, "Owner-pw-1", 1, hostLine("app%.internal")) + grant)
+		res := w.run("apply", "-auto-approve").mustSucceed(t, "owner and grant at host name patterns")
+		warned := 0
+		for _, d := range res.Diagnostics {
+			if d.Severity == "warning" && d.Summary == summaryHostNeverMatches {
+				warned++
+				if !strings.Contains(d.Detail, "skip_name_resolve") || !strings.Contains(d.Detail, db) {
+					t.Errorf("the warning does not name the setting and the database: %s", d.Detail)
+				}
+			}
+		}
+		if warned != 2 {
+			t.Fatalf("%d %q warnings, want 2 (the owner and the grant):\n%+v", warned, summaryHostNeverMatches, res.Diagnostics)
+		}
+		if got := s.accountHosts(t, owner); !slices.Equal(got, []string{"app%.internal"}) {
+			t.Fatalf("accounts of %s = %v, want app%%.internal: the account is made as declared", owner, got)
+		}
+		if got := s.dbRows(t, db, r); len(got) != 1 || got["%.example.com"] != "YNN" {
+			t.Fatalf("rows of %s on %s = %v, want %%.example.com with SELECT", r, db, got)
+		}
+
+		w.write(s.serverHCL("") + ownerHCL(db, owner, "Owner-pw-1", 1, hostLine("127.0.0.1")))
+		w.run("apply", "-auto-approve").mustSucceed(t, "the owner moved to an address, the grant removed").forbidDiag(t, summaryHostNeverMatches)
+		w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+	})
+}

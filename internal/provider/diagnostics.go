@@ -97,6 +97,9 @@ const (
 	summaryConnectionLimitReset = "Connection limit reset: it kept the admin out of the database"
 	summaryImportedKept         = "Imported owner login kept: its privileges on the database were revoked"
 	summaryRanPastTimeout       = "Ran past operation_timeout: a DROP DATABASE is never stopped part way"
+	// An account host that is a name pattern on a server that skips name
+	// resolution (account_host.go).
+	summaryHostNeverMatches = "Host name never matches: the server skips name resolution"
 )
 
 // addRefreshWarning: Read could not reach the server (or has no password
@@ -119,6 +122,15 @@ func addDatabaseInvalidWarning(diags *diag.Diagnostics, object string, db ddl.Da
 // detail names it first and says how long it ran.
 func addRanPastTimeoutWarning(diags *diag.Diagnostics, o dbclient.Overrun, limit time.Duration) {
 	diags.AddWarning(summaryRanPastTimeout, fmt.Sprintf("%s (operation_timeout %s).", o, limit))
+}
+
+// addHostNeverMatchesWarning: user's host is a name pattern and the
+// server skips name resolution (account_host.go).
+func addHostNeverMatchesWarning(diags *diag.Diagnostics, object string, user ddl.Username) {
+	diags.AddWarning(summaryHostNeverMatches, fmt.Sprintf("%s: account %s has a host name pattern, but the server runs with "+
+		"skip_name_resolve on: it compares clients' addresses only, so no client will ever log in as this account. Write an "+
+		"IP address, an address pattern or a netmask as host (10.20.%%, 10.20.0.0/255.255.0.0), or turn name resolution "+
+		"on in the server's configuration (skip_name_resolve = OFF; it needs a restart).", object, user.Quoted()))
 }
 
 // addAdminOverPrivilegedWarning: the admin is a superuser or holds SUPER or

@@ -38,6 +38,7 @@ func TestDiagnostics_fixedSummaries(t *testing.T) {
 		summaryConnectionLimitReset: "Connection limit reset: it kept the admin out of the database",
 		summaryImportedKept:         "Imported owner login kept: its privileges on the database were revoked",
 		summaryRanPastTimeout:       "Ran past operation_timeout: a DROP DATABASE is never stopped part way",
+		summaryHostNeverMatches:     "Host name never matches: the server skips name resolution",
 	} {
 		if got != want {
 			t.Errorf("summary %q, pinned %q", got, want)

@@ -301,6 +301,7 @@ func (r *tenantGrantResource) Create(ctx context.Context, req resource.CreateReq
 		addError(&resp.Diagnostics, fmt.Sprintf("grant %v on database %q to %q", t.privs.Names(), t.db, t.user), err)
 		return
 	}
+	warnHostNeverMatches(&resp.Diagnostics, srv.Info(), t.user, fmt.Sprintf("Grant on database %q", t.db))
 	plan.ID = types.StringValue(loginID(t.ref, t.db.String(), t.user.String(), plan.Host))
 	resp.Diagnostics.Append(recordGrantIdentities(ctx, resp.Private, ids)...)
 	resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.State.Raw)...)
@@ -555,6 +556,7 @@ func (r *tenantGrantResource) Update(ctx context.Context, req resource.UpdateReq
 			keepOld(err, fmt.Sprintf("move the grant on database %q from %s to %s", t.db, old.user.Quoted(), t.user.Quoted()))
 			return
 		}
+		warnHostNeverMatches(&resp.Diagnostics, srv.Info(), t.user, fmt.Sprintf("Grant on database %q", t.db))
 		resp.Diagnostics.Append(recordGrantIdentities(ctx, resp.Private, ids)...)
 		plan.ID = types.StringValue(loginID(t.ref, t.db.String(), t.user.String(), plan.Host))
 		resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.State.Raw)...)

@@ -357,6 +357,7 @@ func (r *tenantOwnerResource) Create(ctx context.Context, req resource.CreateReq
 		addError(&resp.Diagnostics, fmt.Sprintf("create owner login %q for database %q", t.user, t.db), err)
 		return
 	}
+	warnHostNeverMatches(&resp.Diagnostics, srv.Info(), t.user, fmt.Sprintf("Owner of database %q", t.db))
 	plan.ID = types.StringValue(loginID(t.ref, t.db.String(), t.user.String(), plan.Host))
 	plan.UserCreated = types.BoolValue(true)
 	plan.PreviousUsername = types.StringNull()

@@ -155,6 +155,7 @@ func (u *ownerUpdate) rotateUsername(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	warnHostNeverMatches(&u.resp.Diagnostics, u.srv.Info(), u.t.user, fmt.Sprintf("Owner of database %q", u.t.db))
 	oldID, oldCreated := u.recorded, u.created
 	u.recorded, u.created, u.rotatedNow = newID, true, true
 	if dropErr != nil && oldCreated {
