@@ -162,7 +162,9 @@ func (h AccountHost) IsHostName() bool {
 // resolution (skip_name_resolve), so it compares client addresses only.
 // The account is made all the same (a DBA may turn resolution on); the
 // provider warns.
-func HostNeverMatches(info ServerInfo, h AccountHost) bool { return info.SkipNameResolve && h.IsHostName() }
+func HostNeverMatches(info ServerInfo, h AccountHost) bool {
+	return info.SkipNameResolve && h.IsHostName()
+}
 
 // CheckAccountHost refuses, before any SQL, a host the connected server
 // cannot read: a CIDR block on MariaDB or on MySQL before 8.0.23 (they
