@@ -13,14 +13,15 @@ import (
 
 // socks5Config: server s through the proxy at proxyURL (credentials user
 // and the ephemeral variable proxy_password, TF_VAR_proxy_password, in the
-// provider block when user is set), one tenant.
+// provider block when user is set), one tenant. operation_timeout is short
+// so that a refresh with the proxy gone gives up soon.
 func socks5Config(s accServer, proxyURL, user, db, owner, reader, pw string, version int) string {
 	creds := ""
 	if user != "" {
 		creds = fmt.Sprintf("  socks5_proxies = {\n    %s = { username = %q, password = var.proxy_password }\n  }\n", hclKey(s.name), user)
 	}
 	return "\nvariable \"proxy_password\" {\n  type      = string\n  default   = \"\"\n  sensitive = true\n  ephemeral = true\n}\n" +
-		fmt.Sprintf("\nprovider \"tenantdb\" {\n  ca_certs = { %s = %q }\n%s}\n", hclKey(s.name), s.CAPEM, creds) +
+		fmt.Sprintf("\nprovider \"tenantdb\" {\n  operation_timeout = \"30s\"\n  ca_certs = { %s = %q }\n%s}\n", hclKey(s.name), s.CAPEM, creds) +
 		s.serverResourceHCL("main", s.name, s.Port, fmt.Sprintf("  socks5_proxy = %q", proxyURL)) +
 		tenantBlockHCL("t0", db, owner, reader, pw, version)
 }
@@ -30,8 +31,9 @@ func socks5Config(s accServer, proxyURL, user, db, owner, reader, pw string, ver
 // password the apply is refused and nothing is created; with the right
 // credentials a whole tenant applies (the owner and grantee log in, the
 // proxy relayed the connections), the owner's password rotates, moving the
-// server to a proxy without authentication (socks5:// this time) applies
-// through that one with an empty plan after, and destroy drops the
+// server to OpenSSH's own SOCKS5 proxy (ssh -D through a real sshd, no
+// authentication) applies through it with an empty plan after, a refresh
+// with ssh -D stopped cannot reach the server, and destroy drops the
 // database and owner. The proxy password (from an ephemeral variable, as a
 // real configuration gives it) is in no state, plan JSON or TRACE log.
 func TestAccSOCKS5_tenant(t *testing.T) {
@@ -40,7 +42,10 @@ func TestAccSOCKS5_tenant(t *testing.T) {
 			s := testAccServer(t, kind)
 			const proxyPW = "Proxy-secret-4f9c1"
 			authed := testserver.StartSOCKS5(t, "tenantdb", proxyPW)
-			open := testserver.StartSOCKS5(t, "", "")
+			// Without authentication: OpenSSH's own SOCKS5 proxy, ssh -D
+			// through a real sshd (the proxy with credentials is test code:
+			// ssh -D offers none).
+			open := testserver.StartSSHD(t).DynamicForward(t)
 			logs := t.TempDir()
 			t.Setenv("TF_LOG", "TRACE")
 			t.Setenv("TF_LOG_PATH", filepath.Join(logs, "terraform.log"))
@@ -78,15 +83,19 @@ func TestAccSOCKS5_tenant(t *testing.T) {
 			}
 			planJSON, _ := savedPlan(t, w)
 
-			noAuth := strings.Replace(open.URL(), "socks5h://", "socks5://", 1)
-			w.write(socks5Config(s, noAuth, "", db, owner, reader, "Socks-pw-2", 2))
-			w.run("apply", "-auto-approve").mustSucceed(t, "apply through a proxy without authentication")
+			w.write(socks5Config(s, open.URL(), "", db, owner, reader, "Socks-pw-2", 2))
+			w.run("apply", "-auto-approve").mustSucceed(t, "apply through ssh -D (no authentication)")
 			if plan := w.run("plan", "-detailed-exitcode"); plan.Err != nil {
-				t.Fatalf("plan through the second proxy is not empty (or failed): %v\n%s", plan.Err, plan.Output)
+				t.Fatalf("plan through ssh -D is not empty (or failed): %v\n%s", plan.Err, plan.Output)
 			}
-			if open.Connections.Load() == 0 {
-				t.Fatal("the proxy without authentication relayed nothing")
-			}
+			// The path really is the proxy: with ssh -D gone, a refresh
+			// cannot reach the server (a warning keeps state as last read).
+			open.Stop()
+			down := w.run("plan", "-refresh-only")
+			down.requireDiag(t, "warning", summaryRefresh)
+			open = testserver.StartSSHD(t).DynamicForward(t)
+			w.write(socks5Config(s, open.URL(), "", db, owner, reader, "Socks-pw-2", 2))
+			w.run("apply", "-auto-approve").mustSucceed(t, "apply through a new ssh -D")
 			stateText := w.stateText()
 			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy through the proxy")
 			if s.databaseExists(t, db) || s.loginExists(t, owner) {
