@@ -164,6 +164,14 @@ func withoutCode(a schema.Attribute) schema.Attribute {
 	case schema.MapAttribute:
 		a.Validators, a.PlanModifiers = nil, nil
 		return a
+	case schema.SingleNestedAttribute:
+		a.Validators, a.PlanModifiers = nil, nil
+		attrs := make(map[string]schema.Attribute, len(a.Attributes))
+		for name, inner := range a.Attributes {
+			attrs[name] = withoutCode(inner)
+		}
+		a.Attributes = attrs
+		return a
 	default:
 		log.Fatalf("benchshape: attribute type %T is not handled; add it to withoutCode", a)
 		return nil

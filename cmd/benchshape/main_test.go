@@ -60,6 +60,16 @@ func hasCode(a schema.Attribute) bool {
 		return len(a.Validators)+len(a.PlanModifiers) > 0
 	case schema.MapAttribute:
 		return len(a.Validators)+len(a.PlanModifiers) > 0
+	case schema.SingleNestedAttribute:
+		if len(a.Validators)+len(a.PlanModifiers) > 0 {
+			return true
+		}
+		for _, inner := range a.Attributes {
+			if hasCode(inner) {
+				return true
+			}
+		}
+		return false
 	}
 	return true
 }
