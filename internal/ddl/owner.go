@@ -83,6 +83,14 @@ func MakeDatabaseOwner(db DatabaseName, owner Username) Plan {
 	}}
 }
 
+// ImportedOwnerHandBack is, for a diagnostic, what hands a PostgreSQL
+// tenant database that an imported owner keeps after its destroy to the
+// admin running it (tenantdb never takes it: the login was not its own).
+func ImportedOwnerHandBack(db DatabaseName, owner Username) string {
+	return "ALTER DATABASE " + pgIdent(db.s) + " OWNER TO CURRENT_USER;\n  -- then, connected to database " + pgIdent(db.s) +
+		":\n  REASSIGN OWNED BY " + pgIdent(owner.s) + " TO CURRENT_USER;"
+}
+
 // JoinOwnerRole makes the admin a member of a PostgreSQL owner role, as
 // CreateOwner and MakeDatabaseOwner do first: an imported owner's database
 // is then the admin's to manage (connect to it once PUBLIC has no CONNECT,

@@ -96,6 +96,7 @@ const (
 	// during an offboarding, and tenantdb lifted it (offboarding.go).
 	summaryConnectionLimitReset = "Connection limit reset: it kept the admin out of the database"
 	summaryImportedKept         = "Imported owner login kept: its privileges on the database were revoked"
+	summaryImportedStillOwns    = "Imported owner login kept: it still owns the database"
 	summaryRanPastTimeout       = "Ran past operation_timeout: a DROP DATABASE is never stopped part way"
 	// An account host that is a name pattern on a server that skips name
 	// resolution (account_host.go).
@@ -163,6 +164,16 @@ func addLoginNotDroppedWarning(diags *diag.Diagnostics, user ddl.Username, why s
 // it held on its database and left the login.
 func addImportedLoginKeptWarning(diags *diag.Diagnostics, user ddl.Username, why string) {
 	diags.AddWarning(summaryImportedKept, fmt.Sprintf("Login %q: %s", user, why))
+}
+
+// addImportedOwnerStillOwnsWarning: an imported PostgreSQL owner's destroy
+// changes nothing on the server; the login keeps the database it owns.
+func addImportedOwnerStillOwnsWarning(diags *diag.Diagnostics, server string, user ddl.Username, db ddl.DatabaseName) {
+	diags.AddWarning(summaryImportedStillOwns, fmt.Sprintf("Login %q: it was imported (user_created = false), so this "+
+		"destroy changed nothing on server %q: the login keeps owning database %q and everything in it, and what it "+
+		"granted there stays. To hand the database to the admin (then drop the login if nothing else needs it), "+
+		"as the admin:\n\n  %s\n\nREASSIGN OWNED also hands over any other database the login owns.",
+		user, server, db, ddl.ImportedOwnerHandBack(db, user)))
 }
 
 // addGrantNotRevokedWarning: destroy found another database or principal

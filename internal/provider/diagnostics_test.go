@@ -37,6 +37,7 @@ func TestDiagnostics_fixedSummaries(t *testing.T) {
 		summaryDefinerKept:          "Owner login kept: MySQL refuses to drop a definer",
 		summaryConnectionLimitReset: "Connection limit reset: it kept the admin out of the database",
 		summaryImportedKept:         "Imported owner login kept: its privileges on the database were revoked",
+		summaryImportedStillOwns:    "Imported owner login kept: it still owns the database",
 		summaryRanPastTimeout:       "Ran past operation_timeout: a DROP DATABASE is never stopped part way",
 		summaryHostNeverMatches:     "Host name never matches: the server skips name resolution",
 	} {

@@ -22,8 +22,8 @@ import (
 // costs about 1.8 bytes of every resource's state (BENCHMARKS.md, state per
 // tenant). The value is the identity as a JSON string (the framework
 // requires JSON). Earlier versions wrote the long key; it is still read,
-// and cleared when the identity is next recorded. A MySQL login identity is
-// kept compacted (login_identity_compact.go); the long form is still read.
+// and cleared when the identity is next recorded. Identities are kept
+// compacted (identity_compact.go); the long form is still read.
 const identityKey = "i"
 
 // legacyPrivateKeys maps a key to the one earlier versions used.
@@ -61,7 +61,7 @@ func privateIdentity(ctx context.Context, p privateReader, key string) (dbclient
 	if err := json.Unmarshal(raw, &s); err != nil {
 		diags.AddError("Unreadable private state", "The recorded identity of this resource is not valid: "+err.Error())
 	}
-	return expandLoginIdentity(dbclient.Identity(s)), diags
+	return expandIdentity(dbclient.Identity(s)), diags
 }
 
 func recordIdentity(ctx context.Context, p privateWriter, id dbclient.Identity) diag.Diagnostics {
@@ -70,7 +70,7 @@ func recordIdentity(ctx context.Context, p privateWriter, id dbclient.Identity) 
 
 // recordPrivate keeps an identity under key, and clears the legacy key.
 func recordPrivate(ctx context.Context, p privateWriter, key string, id dbclient.Identity) diag.Diagnostics {
-	raw, _ := json.Marshal(string(compactLoginIdentity(id)))
+	raw, _ := json.Marshal(string(compactIdentity(id)))
 	diags := p.SetKey(ctx, key, raw)
 	if legacy := legacyPrivateKeys[key]; legacy != "" {
 		diags.Append(p.SetKey(ctx, legacy, []byte{})...)

@@ -4,7 +4,6 @@ package provider
 
 import (
 	"context"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -35,7 +34,7 @@ func recordOwnerDatabase(ctx context.Context, srv *dbclient.Server, db ddl.Datab
 	if err != nil || !c.Found {
 		return nil // the next refresh records it
 	}
-	return recordPrivate(ctx, p, ownerDatabaseKey, compactIdentity(c.Identity))
+	return recordPrivate(ctx, p, ownerDatabaseKey, c.Identity)
 }
 
 // readOwnerDatabase is the owner's refresh of its database's identity.
@@ -75,7 +74,7 @@ func readOwnerDatabase(ctx context.Context, srv *dbclient.Server, t ownerTarget,
 		// mark (imported with it) and marked since (the database's first
 		// apply): the mark is its identity from now on, or a later
 		// re-creation would read the same as the unmarked import.
-		diags.Append(recordPrivate(ctx, resp, ownerDatabaseKey, compactIdentity(current))...)
+		diags.Append(recordPrivate(ctx, resp, ownerDatabaseKey, current)...)
 	}
 }
 
@@ -105,23 +104,6 @@ func (u *ownerUpdate) revokeOnRecreatedDatabase(ctx context.Context) error {
 		ddl.ErrRecreatedDatabaseRevoked(u.t.ref.Name, u.srv.Info(), u.t.db, u.old.user, "owner"))
 }
 
-// The owner's database identity is kept short: state stays under 3 KB a
-// tenant (the framework base64-encodes private state twice, so each byte
-// costs about 1.8). The usual MariaDB form loses its fixed prefix; any
-// other identity is kept as it is.
-const mariadbClaimPrefix, compactMariaDBClaim = "mariadb:tenantdb:", "~"
-
-func compactIdentity(id dbclient.Identity) dbclient.Identity {
-	if rest, ok := strings.CutPrefix(string(id), mariadbClaimPrefix); ok {
-		return dbclient.Identity(compactMariaDBClaim + rest)
-	}
-	return id
-}
-
 func ownerDatabaseIdentity(ctx context.Context, p privateReader) (dbclient.Identity, diag.Diagnostics) {
-	id, diags := privateIdentity(ctx, p, ownerDatabaseKey)
-	if rest, ok := strings.CutPrefix(string(id), compactMariaDBClaim); ok {
-		id = dbclient.Identity(mariadbClaimPrefix + rest)
-	}
-	return id, diags
+	return privateIdentity(ctx, p, ownerDatabaseKey)
 }

@@ -162,7 +162,8 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 				MarkdownDescription: "True when this resource created the login. Imported owners have `false` and are " +
 					"never dropped: on MySQL/MariaDB their destroy revokes every privilege the login holds on the " +
 					"database (what this resource declared for it) and leaves the login, with a warning that gives its " +
-					"`DROP USER`; on PostgreSQL the imported login keeps owning the database.",
+					"`DROP USER`; on PostgreSQL the imported login keeps owning the database (no SQL runs), with a warning that " +
+					"gives the statements handing it to the admin.",
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
 			},
 			"previous_username": schema.StringAttribute{
@@ -533,7 +534,10 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 		return
 	}
 	if len(pending) == 0 && !state.UserCreated.ValueBool() && t.ref.engine() == ddl.EnginePostgres {
-		return // an imported owner is never dropped, and keeps the database it owns
+		// An imported owner is never dropped, and keeps the database it
+		// owns: no connection, no SQL; the warning gives the hand-back.
+		addImportedOwnerStillOwnsWarning(&resp.Diagnostics, t.ref.Name, t.user, t.db)
+		return
 	}
 	ctx, reportResets := offboarding(ctx, t.ref.Name, &resp.Diagnostics)
 	defer reportResets()

@@ -200,7 +200,21 @@ func TestAccTenantOwner_identity(t *testing.T) {
 			if got := w.stateAttr("tenantdb_tenant_owner", "user_created"); got != false {
 				t.Fatalf("user_created = %v after import, want false", got)
 			}
-			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy imported")
+			var none noSQLProof
+			s.beforeRefusal(t, &none, "")
+			gone := w.run("destroy", "-auto-approve").mustSucceed(t, "destroy imported")
+			if engine == "postgres" {
+				// Nothing runs; the warning says the login keeps the database
+				// and gives the statements that hand it back.
+				none.assert(t, "destroy of an imported PostgreSQL owner")
+				d := gone.requireDiag(t, "warning", summaryImportedStillOwns)
+				if want := "ALTER DATABASE " + s.ident(db) + " OWNER TO CURRENT_USER;"; !strings.Contains(d.Detail, want) {
+					t.Errorf("the warning does not give %q:\n%s", want, d.Detail)
+				}
+				if s.count(t, "", "SELECT count(*) FROM pg_database WHERE datname = $1 AND pg_get_userbyid(datdba) = $2", db, user) != 1 {
+					t.Errorf("database %s is not %s's after the imported owner's destroy: it keeps it", db, user)
+				}
+			}
 			if err := s.as(user, "Foreign-pw-1", "", "SELECT 1"); err != nil {
 				t.Fatalf("destroy dropped or changed an imported login: %v", err)
 			}
