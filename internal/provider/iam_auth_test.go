@@ -464,6 +464,13 @@ func (s accServer) pamService(t *testing.T, token string) string {
 	if err != nil || s.Flavor != "mariadb" || v.Major != 10 {
 		return "" // MariaDB 11.8 runs from its own root, with its own /etc/pam.d
 	}
+	if s.Backend != "local" {
+		// The PAM service is a file in this machine's /etc/pam.d, which a
+		// container's (or a given server's) MariaDB does not read: the
+		// token is then the admin's stored password, as on MariaDB 11.8.
+		t.Logf("no PAM check of the cleartext login: the %s backend's server does not read this machine's /etc/pam.d", s.Backend)
+		return ""
+	}
 	const pamExec = "/lib/x86_64-linux-gnu/security/pam_exec.so"
 	if _, err := os.Stat(pamExec); err != nil {
 		t.Logf("no PAM check of the cleartext login: %v", err)
