@@ -12,6 +12,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -126,6 +127,41 @@ func NewSSHKey(t testing.TB) (privatePEM, authorizedLine string) {
 		t.Fatal(err)
 	}
 	return string(pem.EncodeToMemory(block)), string(ssh.MarshalAuthorizedKey(sp))
+}
+
+// NewEncryptedSSHKey makes an ed25519 user key encrypted with passphrase
+// by OpenSSH's own ssh-keygen (bcrypt KDF, as users' keys are): its
+// OpenSSH PEM and its authorized_keys line.
+func NewEncryptedSSHKey(t testing.TB, passphrase string) (privatePEM, authorizedLine string) {
+	t.Helper()
+	key := filepath.Join(t.TempDir(), "id_ed25519")
+	if out, err := exec.Command(sshTool(t, "ssh-keygen"), "-q", "-t", "ed25519", "-N", passphrase, "-C", "tenantdb test encrypted key",
+		"-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+	priv, err := os.ReadFile(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := os.ReadFile(key + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(priv), string(pub)
+}
+
+// Authorize adds an authorized_keys line for the user (sshd reads the file
+// at each login: no restart).
+func (d *SSHD) Authorize(t testing.TB, authorizedLine string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(d.dir, "authorized_keys"), os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(strings.TrimSpace(authorizedLine) + "\n"); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Start (re)starts sshd on its port and waits until it accepts.
