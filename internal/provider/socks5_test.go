@@ -78,6 +78,11 @@ func TestAccSOCKS5_tenant(t *testing.T) {
 				!strings.Contains(flat, authed.User) {
 				t.Fatalf("the error does not say the proxy refused the login:\n%s", res.Output)
 			}
+			for _, dg := range res.Diagnostics {
+				if dg.Severity == "error" {
+					t.Logf("wrong proxy password: %s: %s", dg.Summary, dg.Detail)
+				}
+			}
 			if authed.Refused() == 0 || s.databaseExists(t, db) {
 				t.Fatalf("danted refused %d logins; database exists: %t", authed.Refused(), s.databaseExists(t, db))
 			}
