@@ -45,9 +45,10 @@ func StartDante(t testing.TB, password string) *Dante {
 	if os.Geteuid() != 0 {
 		t.Skip("danted's username method checks a system account's password: making a throwaway one (useradd) needs root")
 	}
+	sweepDanteUsers()
 	suffix := make([]byte, 4)
 	_, _ = rand.Read(suffix)
-	d := &Dante{User: "tdbsocks" + hex.EncodeToString(suffix), Password: password, dir: t.TempDir()}
+	d := &Dante{User: fmt.Sprintf("%s%d_%s", danteUserPrefix, os.Getpid(), hex.EncodeToString(suffix)), Password: password, dir: t.TempDir()}
 	run := func(stdin string, name string, args ...string) {
 		t.Helper()
 		cmd := exec.Command(name, args...)
@@ -90,6 +91,29 @@ socks pass {
 	d.Start(t)
 	t.Cleanup(func() { d.Stop(t) })
 	return d
+}
+
+// danteUserPrefix starts the throwaway accounts' names, followed by the
+// test process's pid.
+const danteUserPrefix = "tdbsocks"
+
+// sweepDanteUsers removes the accounts of test processes that are gone (a
+// killed test never ran its cleanup), so they do not pile up.
+func sweepDanteUsers() {
+	passwd, _ := os.ReadFile("/etc/passwd")
+	for _, line := range strings.Split(string(passwd), "\n") {
+		name, _, _ := strings.Cut(line, ":")
+		pid, _, ok := strings.Cut(strings.TrimPrefix(name, danteUserPrefix), "_")
+		if !strings.HasPrefix(name, danteUserPrefix) || !ok {
+			continue
+		}
+		if _, err := strconv.Atoi(pid); err != nil {
+			continue
+		}
+		if _, err := os.Stat("/proc/" + pid); os.IsNotExist(err) {
+			_ = exec.Command("userdel", name).Run()
+		}
+	}
 }
 
 // URL is socks5h://127.0.0.1:<port> (the proxy resolves the database host).
