@@ -29,7 +29,7 @@ import (
 
 // configError is a connection failure caused by the configuration.
 type configError struct {
-	Kind string // "TLS", "DNS" or "protocol"
+	Kind string // "TLS", "DNS", "protocol", "SSH" or "SOCKS5"
 	Msg  string // what is wrong and what to change; no secrets
 	err  error  // the driver's error, for errors.As
 }

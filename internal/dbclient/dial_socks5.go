@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"golang.org/x/net/proxy"
 )
@@ -99,9 +100,31 @@ func (p *SOCKS5Proxy) dial(ctx context.Context, server, addr string) (net.Conn, 
 	}
 	c, err := cd.DialContext(ctx, "tcp", addr)
 	if err != nil {
+		if ce := p.refusedLogin(server, err); ce != nil {
+			return nil, ce
+		}
 		return nil, fmt.Errorf("through the SOCKS5 proxy %s of server %q: %w", p.addr, server, err)
 	}
 	return c, nil
+}
+
+// refusedLogin words a login the proxy refused as a configuration error
+// (retrying cannot help), or returns nil. x/net's socks client reports
+// these only as error text.
+func (p *SOCKS5Proxy) refusedLogin(server string, err error) *configError {
+	switch {
+	case strings.Contains(err.Error(), "username/password authentication failed") && p.auth != nil:
+		return &configError{Kind: "SOCKS5", Msg: fmt.Sprintf("the proxy %s of server %q refused the username and password "+
+			"of the provider's socks5_proxies[%q] (username %q): check them", p.addr, server, server, p.auth.User)}
+	case strings.Contains(err.Error(), "no acceptable authentication methods"):
+		offered := "no authentication, as the provider's socks5_proxies has no entry for it"
+		if p.auth != nil {
+			offered = fmt.Sprintf("username and password (socks5_proxies[%q])", server)
+		}
+		return &configError{Kind: "SOCKS5", Msg: fmt.Sprintf("the proxy %s of server %q accepts none of the authentication "+
+			"methods offered: %s", p.addr, server, offered)}
+	}
+	return nil
 }
 
 // proxyID is the proxy's part of the pool key ("" without one).

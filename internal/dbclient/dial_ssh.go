@@ -5,6 +5,7 @@ package dbclient
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -83,6 +84,9 @@ func NewSSHBastion(c SSHBastionConfig) (*SSHBastion, error) {
 			var missing *ssh.PassphraseMissingError
 			if errors.As(err, &missing) {
 				return nil, errors.New("the SSH private key is encrypted: give its passphrase")
+			}
+			if errors.Is(err, x509.IncorrectPasswordError) {
+				return nil, errors.New("private_key_passphrase does not decrypt the SSH private key: give that key's passphrase")
 			}
 			return nil, errors.New("the SSH private key cannot be read (PEM or OpenSSH format, with the right passphrase if it has one)")
 		}
@@ -260,6 +264,12 @@ func (t *tunnel) connected(ctx context.Context) (*ssh.Client, error) {
 		var ce *configError
 		if errors.As(err, &ce) {
 			return nil, ce
+		}
+		if strings.Contains(err.Error(), "unable to authenticate") && b.signer == nil {
+			return nil, &configError{Kind: "SSH", Msg: fmt.Sprintf("the bastion %s refused user %q with every key of the ssh-agent "+
+				"at %s (the agent_socket of the provider's ssh_bastions[%q]): add the user's key to that agent (ssh-add; "+
+				"ssh-add -l lists what it holds) and its public key to that user's authorized_keys on the bastion",
+				b.addr(), b.user, b.agentSocket, b.server)}
 		}
 		if strings.Contains(err.Error(), "unable to authenticate") {
 			return nil, &configError{Kind: "SSH", Msg: fmt.Sprintf("the bastion %s refused user %q with the key of the provider's "+

@@ -59,4 +59,23 @@ func TestNewSSHBastion(t *testing.T) {
 			t.Errorf("%s: the error quotes the key: %v", name, err)
 		}
 	}
+	// An encrypted key: the passphrase missing or wrong is said so, never
+	// quoting either.
+	enc, err := ssh.MarshalPrivateKeyWithPassphrase(key, "", []byte("Right-pass-31"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pass, want := range map[string]string{"": "give its passphrase", "Wrong-pass-72": "does not decrypt", "Right-pass-31": ""} {
+		c := base
+		c.PrivateKey, c.Passphrase = string(pem.EncodeToMemory(enc)), pass
+		_, err := NewSSHBastion(c)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("the right passphrase: %v", err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("passphrase %q: %v, want %q", pass, err, want)
+		case err != nil && (strings.Contains(err.Error(), "pass-") || strings.Contains(err.Error(), keyLine[:20])):
+			t.Errorf("passphrase %q: the error quotes a secret: %v", pass, err)
+		}
+	}
 }

@@ -15,17 +15,22 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
 )
 
-// bastionLoginHCL is the provider's ssh_bastions entry for name: the key
-// from bastion-key in the workspace, and pin (an HCL attribute line).
-func bastionLoginHCL(name, pin string) string {
-	return fmt.Sprintf("  ssh_bastions = {\n    %s = {\n      private_key = file(\"${path.module}/bastion-key\")\n      %s\n    }\n  }\n", hclKey(name), pin)
+// bastionKeyFile is an ssh_bastions entry's line giving the key in
+// bastion-key in the workspace.
+const bastionKeyFile = `private_key = file("${path.module}/bastion-key")`
+
+// bastionLoginHCL is the provider's ssh_bastions entry for name: login is
+// its attribute lines (the key or agent, and the pin).
+func bastionLoginHCL(name, login string) string {
+	return fmt.Sprintf("  ssh_bastions = {\n    %s = {\n      %s\n    }\n  }\n", hclKey(name), strings.ReplaceAll(login, "\n", "\n      "))
 }
 
-// bastionConfig: the server s through the sshd d, and n tenants (database
-// under delete, owner with password pw at version, and a grant to reader).
-func bastionConfig(s accServer, d *testserver.SSHD, pin string, dbs, owners []string, reader, pw string, version int) string {
+// bastionConfig: the server s through the sshd d logged in with login
+// (bastionLoginHCL), and n tenants (database under delete, owner with
+// password pw at version, and a grant to reader).
+func bastionConfig(s accServer, d *testserver.SSHD, login string, dbs, owners []string, reader, pw string, version int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nprovider \"tenantdb\" {\n  ca_certs = { %s = %q }\n%s}\n", hclKey(s.name), s.CAPEM, bastionLoginHCL(s.name, pin))
+	fmt.Fprintf(&b, "\nprovider \"tenantdb\" {\n  ca_certs = { %s = %q }\n%s}\n", hclKey(s.name), s.CAPEM, bastionLoginHCL(s.name, login))
 	b.WriteString(s.serverResourceHCL("main", s.name, s.Port,
 		fmt.Sprintf("  ssh_bastion = {\n    host = \"127.0.0.1\"\n    port = %d\n    user = %q\n  }", d.Port, d.User)))
 	for i := range dbs {
@@ -76,7 +81,7 @@ func TestAccSSHBastion_tenant(t *testing.T) {
 			}
 			good := fmt.Sprintf("known_hosts = %q", d.KnownHosts)
 			cfg := func(pin string, n int, pw string, version int) string {
-				return bastionConfig(s, d, pin, dbs[:n], owners[:n], reader, pw, version)
+				return bastionConfig(s, d, bastionKeyFile+"\n"+pin, dbs[:n], owners[:n], reader, pw, version)
 			}
 			refused := func(what, pin string, wants ...string) {
 				t.Helper()

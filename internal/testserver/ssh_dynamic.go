@@ -3,14 +3,11 @@
 package testserver
 
 import (
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // SSHClientBinary is Debian's OpenSSH client (openssh-client, which
@@ -47,41 +44,14 @@ func (d *SSHD) DynamicForward(t testing.TB) *SOCKSForward {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &SOCKSForward{Port: port, exited: make(chan struct{})}
-	f.cmd = exec.Command(SSHClientBinary, "-N", "-D", "127.0.0.1:"+strconv.Itoa(port), "-p", strconv.Itoa(d.Port),
+	f := &SOCKSForward{Port: port}
+	f.cmd, f.exited = startInGroup(t, filepath.Join(dir, "ssh.log"), SSHClientBinary,
+		"-N", "-D", "127.0.0.1:"+strconv.Itoa(port), "-p", strconv.Itoa(d.Port),
 		"-i", key, "-F", "none", "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-o", "StrictHostKeyChecking=yes",
 		"-o", "UserKnownHostsFile="+known, "-o", "ExitOnForwardFailure=yes", d.User+"@127.0.0.1")
-	logf, err := os.Create(filepath.Join(dir, "ssh.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.cmd.Stdout, f.cmd.Stderr = logf, logf
-	f.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := f.cmd.Start(); err != nil {
-		logf.Close()
-		t.Fatal(err)
-	}
-	logf.Close()
-	go func() { _ = f.cmd.Wait(); close(f.exited) }()
 	t.Cleanup(f.Stop)
-	log := func() string { b, _ := os.ReadFile(filepath.Join(dir, "ssh.log")); return string(b) }
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
-		if err == nil {
-			c.Close()
-			return f
-		}
-		select {
-		case <-f.exited:
-			t.Fatalf("ssh -D exited: %s", log())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ssh -D does not accept on port %d: %s", port, log())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitAccepting(t, "ssh -D", port, f.exited, func() string { b, _ := os.ReadFile(filepath.Join(dir, "ssh.log")); return string(b) })
+	return f
 }
 
 // URL is the proxy's socks5:// URL (ssh -D resolves names itself too).

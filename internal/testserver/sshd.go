@@ -6,20 +6,15 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
-	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"golang.org/x/crypto/ssh"
 )
@@ -134,45 +129,50 @@ func NewSSHKey(t testing.TB) (privatePEM, authorizedLine string) {
 	return string(pem.EncodeToMemory(block)), string(ssh.MarshalAuthorizedKey(sp))
 }
 
+// NewEncryptedSSHKey makes an ed25519 user key encrypted with passphrase
+// by OpenSSH's own ssh-keygen (bcrypt KDF, as users' keys are): its
+// OpenSSH PEM and its authorized_keys line.
+func NewEncryptedSSHKey(t testing.TB, passphrase string) (privatePEM, authorizedLine string) {
+	t.Helper()
+	key := filepath.Join(t.TempDir(), "id_ed25519")
+	if out, err := exec.Command(sshTool(t, "ssh-keygen"), "-q", "-t", "ed25519", "-N", passphrase, "-C", "tenantdb test encrypted key",
+		"-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+	priv, err := os.ReadFile(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := os.ReadFile(key + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(priv), string(pub)
+}
+
+// Authorize adds an authorized_keys line for the user (sshd reads the file
+// at each login: no restart).
+func (d *SSHD) Authorize(t testing.TB, authorizedLine string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(d.dir, "authorized_keys"), os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(strings.TrimSpace(authorizedLine) + "\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Start (re)starts sshd on its port and waits until it accepts.
 func (d *SSHD) Start(t testing.TB) {
 	t.Helper()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	cmd := exec.Command(SSHDBinary, "-D", "-e", "-f", d.conf)
-	logf, err := os.OpenFile(filepath.Join(d.dir, "sshd.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
 	// Own process group: Kill takes the per-connection children too, so
 	// established SSH connections drop as when a bastion dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		t.Fatal(err)
-	}
-	logf.Close()
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	d.cmd, d.exited = cmd, exited
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(d.Port)), time.Second)
-		if err == nil {
-			c.Close()
-			return
-		}
-		select {
-		case <-exited:
-			t.Fatalf("sshd exited: %s", d.Log())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sshd does not accept on port %d: %s", d.Port, d.Log())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	d.cmd, d.exited = startInGroup(t, filepath.Join(d.dir, "sshd.log"), SSHDBinary, "-D", "-e", "-f", d.conf)
+	waitAccepting(t, "sshd", d.Port, d.exited, d.Log)
 }
 
 // Kill ends sshd and every connection it serves (SIGKILL to its group).
@@ -183,54 +183,8 @@ func (d *SSHD) Kill(t testing.TB) {
 	if d.cmd == nil {
 		return
 	}
-	// Each connection's sshd calls setsid(): it leaves the group, so its
-	// processes are found as descendants of the listener and killed first.
-	for _, pid := range descendants(d.cmd.Process.Pid) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
-	if err := syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("kill sshd: %v", err)
-	}
-	<-d.exited
+	killTree(t, d.cmd, d.exited)
 	d.cmd = nil
-}
-
-// descendants lists the processes below pid (Linux /proc), children first
-// found first.
-func descendants(pid int) []int {
-	parent := map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces, so read after
-		// the last ')'.
-		rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
-		var state string
-		var ppid int
-		if _, err := fmt.Sscan(rest, &state, &ppid); err == nil {
-			parent[p] = ppid
-		}
-	}
-	var out []int
-	frontier := []int{pid}
-	for len(frontier) > 0 {
-		var next []int
-		for p, pp := range parent {
-			if slices.Contains(frontier, pp) {
-				out = append(out, p)
-				next = append(next, p)
-			}
-		}
-		frontier = next
-	}
-	return out
 }
 
 // Log is what sshd wrote so far.
