@@ -42,6 +42,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -321,7 +322,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if sshd != nil {
 		bt := tdTarget
 		bt.Bastion = &Bastion{Port: sshd.Port, User: sshd.User}
-		works = append(works, &workload{key: WorkBastion, label: "tenantdb through an SSH bastion", login: srv.srv.Admin.Username,
+		// Right after the direct workload: the two run under the most
+		// alike conditions.
+		works = slices.Insert(works, 1, &workload{key: WorkBastion, label: "tenantdb through an SSH bastion", login: srv.srv.Admin.Username,
 			prefix: "tdbb", strict: true, sshd: sshd,
 			config: func(round int) string { return TenantDBBastionConfig(bt, n, round) },
 			env:    works[0].env})

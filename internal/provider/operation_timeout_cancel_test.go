@@ -52,7 +52,10 @@ func (s accServer) operationTimeoutKilled(t *testing.T) {
 	// 1. An owner create blocked past operation_timeout.
 	release := s.holdTableLock(t, aclTable)
 	w.write(cfg(1))
-	r := w.run("apply", "-auto-approve").mustFail(t, "owner create blocked past operation_timeout")
+	// Bounded (runWithin): a statement nothing stops on the server keeps
+	// the apply waiting for the lock this test holds.
+	r, _ := w.runWithin(t, blockedApplyBound, "apply", "-auto-approve")
+	r.mustFail(t, "owner create blocked past operation_timeout")
 	r.requireDiag(t, "error", "Operation timed out")
 	s.requireNoAdminStatementRunning(t, "CREATE USER")
 	release()
@@ -68,7 +71,8 @@ func (s accServer) operationTimeoutKilled(t *testing.T) {
 	// 2. A password rotation blocked past operation_timeout.
 	release = s.holdTableLock(t, aclTable)
 	w.write(cfg(2))
-	r = w.run("apply", "-auto-approve").mustFail(t, "password rotation blocked past operation_timeout")
+	r, _ = w.runWithin(t, blockedApplyBound, "apply", "-auto-approve")
+	r.mustFail(t, "password rotation blocked past operation_timeout")
 	r.requireDiag(t, "error", "Operation timed out")
 	s.requireNoAdminStatementRunning(t, "ALTER USER")
 	release()
@@ -168,8 +172,8 @@ func (s accServer) operationTimeoutCancelled(t *testing.T) {
 	w.run("apply", "-auto-approve").mustSucceed(t, "owner")
 	release := s.holdLock(t, "", fmt.Sprintf(`ALTER ROLE %q CONNECTION LIMIT 50`, user))
 	w.write(cfg(2))
-	w.run("apply", "-auto-approve").mustFail(t, "password rotation blocked past operation_timeout").
-		requireDiag(t, "error", "Operation timed out")
+	r, _ := w.runWithin(t, blockedApplyBound, "apply", "-auto-approve")
+	r.mustFail(t, "password rotation blocked past operation_timeout").requireDiag(t, "error", "Operation timed out")
 	release()
 	time.Sleep(2 * time.Second) // what a lingering statement would need to commit
 	if err := s.as(user, pw+"1", db, "SELECT 1"); err != nil {
