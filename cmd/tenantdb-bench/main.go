@@ -16,7 +16,8 @@
 // the CA file is a bundle of K certificates holding the server's CA, as a
 // cloud provider's CA file for all its regions), PROFILE (1: profile one no-op plan),
 // PROFILE_ONLY (1: the profile without the rounds),
-// PARALLELISM (terraform -parallelism), OUT (report file),
+// PARALLELISM (terraform -parallelism), BASTION (1: add tenantdb through
+// an SSH bastion, a real sshd the bench starts), OUT (report file),
 // TENANTDB_BENCH_CACHE (peer binaries and reports; default
 // ~/.cache/tenantdb/bench), KEEP (1: keep the temp dir). Exit status: 0
 // every phase did what it should, 1 a phase failed, 2 the bench could not
@@ -68,6 +69,7 @@ func main() {
 	flag.BoolVar(&cfg.NoTFData, "no-tfdata", envBool("NO_TFDATA"), "leave terraform_data out (tenantdb and the floor only); default $NO_TFDATA")
 	flag.BoolVar(&cfg.Profile, "profile", envBool("PROFILE"), "profile one no-op plan of tenantdb; default $PROFILE")
 	flag.BoolVar(&cfg.ProfileOnly, "profile-only", envBool("PROFILE_ONLY"), "no rounds, only the profile (memory and CPU of one no-op plan); default $PROFILE_ONLY")
+	flag.BoolVar(&cfg.Bastion, "bastion", envBool("BASTION"), "add tenantdb through an SSH bastion (a real sshd the bench starts); default $BASTION")
 	flag.IntVar(&cfg.Parallelism, "parallelism", envInt("PARALLELISM", 0), "terraform -parallelism (0: terraform's default)")
 	flag.StringVar(&cfg.ReportPath, "out", os.Getenv("OUT"), "report file (default: the cache's results/ dir)")
 	flag.BoolVar(&cfg.Keep, "keep", envBool("KEEP"), "keep the temp dir (terraform logs, profiles)")

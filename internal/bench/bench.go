@@ -42,6 +42,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -61,16 +62,20 @@ type Config struct {
 	// GrantRefresh is tenantdb's postgres_grant_refresh ("database": the
 	// shallow PostgreSQL refresh; "" the default).
 	GrantRefresh string
-	CACerts      int    // certificates in the CA file (the server's CA and CACerts-1 fillers); 0 or 1: the CA alone
-	Profile      bool   // also profile one no-op plan of tenantdb (CPU and heap)
-	ProfileOnly  bool   // no rounds: only the profile (implies Profile)
-	Parallelism  int    // terraform -parallelism; 0: terraform's default (10)
-	ReportPath   string // where the markdown report goes ("": CacheDir/results/...)
-	RepoRoot     string // "": found from the working directory
-	CacheDir     string // "": $TENANTDB_BENCH_CACHE or ~/.cache/tenantdb/bench
-	Keep         bool   // keep the temp dir (working dirs, terraform logs, profiles)
-	Out          io.Writer
-	Log          io.Writer // progress lines
+	CACerts      int  // certificates in the CA file (the server's CA and CACerts-1 fillers); 0 or 1: the CA alone
+	Profile      bool // also profile one no-op plan of tenantdb (CPU and heap)
+	ProfileOnly  bool // no rounds: only the profile (implies Profile)
+	Parallelism  int  // terraform -parallelism; 0: terraform's default (10)
+	// Bastion adds tenantdb through an SSH bastion (BASTION=1): the same
+	// workload right after the direct one, reaching the server through a
+	// real OpenSSH server the bench starts (testserver.LaunchSSHD).
+	Bastion    bool
+	ReportPath string // where the markdown report goes ("": CacheDir/results/...)
+	RepoRoot   string // "": found from the working directory
+	CacheDir   string // "": $TENANTDB_BENCH_CACHE or ~/.cache/tenantdb/bench
+	Keep       bool   // keep the temp dir (working dirs, terraform logs, profiles)
+	Out        io.Writer
+	Log        io.Writer // progress lines
 }
 
 // Phase is one terraform command of a workload's cycle.
@@ -109,6 +114,13 @@ type Sample struct {
 	Stmts     StatementCounts
 	StmtsOK   bool
 
+	// Through the bastion: the SSH connections the bastion accepted (its
+	// log), the provider processes seen with one open, the connections
+	// they opened in all and the most one process opened (polled).
+	SSH                          bool
+	SSHAccepted                  int
+	SSHProcs, SSHOpened, SSHMost int
+
 	Failed string // why the phase failed; "" when it did what it should
 }
 
@@ -141,8 +153,9 @@ type workload struct {
 	prefix           string // name prefix of what it creates ("" none)
 	config           func(round int) string
 	env              []string
-	strict           bool // a no-op phase that runs DDL is a failure (tenantdb)
-	noServerResource bool // the peers have no resource for the server: 3N resources, not 3N+1
+	strict           bool             // a no-op phase that runs DDL is a failure (tenantdb)
+	noServerResource bool             // the peers have no resource for the server: 3N resources, not 3N+1
+	sshd             *testserver.SSHD // the bastion the workload goes through (nil: direct)
 }
 
 func (w *workload) resources(n int) int {
@@ -263,6 +276,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}()
 	r.srv = srv
+	var sshd *testserver.SSHD
+	if cfg.Bastion {
+		r.logf("starting an OpenSSH bastion")
+		dir := filepath.Join(tmp, "sshd")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		if sshd, err = testserver.LaunchSSHD(dir); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err := sshd.Stop(); err != nil {
+				r.logf("stopping the bastion: %v", err)
+			}
+		}()
+	}
 	cpus, mem, model := machine()
 	res := &Result{Config: cfg, Labels: map[string]string{}, Env: Environment{
 		Started: time.Now(), CPUs: cpus, Mem: mem, Model: model,
@@ -289,6 +318,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			env:    []string{"TENANTDB_ADMIN_PASSWORD_MAIN=" + srv.srv.Admin.Password, "TF_VAR_owner_password=" + ownerPassword}},
 		{key: WorkFloor, label: "floor (do-nothing framework provider)",
 			config: func(round int) string { return FloorConfig(n, round) }},
+	}
+	if sshd != nil {
+		bt := tdTarget
+		bt.Bastion = &Bastion{Port: sshd.Port, User: sshd.User}
+		// Right after the direct workload: the two run under the most
+		// alike conditions.
+		works = slices.Insert(works, 1, &workload{key: WorkBastion, label: "tenantdb through an SSH bastion", login: srv.srv.Admin.Username,
+			prefix: "tdbb", strict: true, sshd: sshd,
+			config: func(round int) string { return TenantDBBastionConfig(bt, n, round) },
+			env:    works[0].env})
 	}
 	if cfg.Shape {
 		works = append(works, &workload{key: WorkShape, label: "shape floor (tenantdb's schemas, no code)",
@@ -327,6 +366,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if target.HasCA {
 			if err := os.WriteFile(filepath.Join(w.dir, caFile), []byte(caPEM), 0o644); err != nil {
 				return nil, err
+			}
+		}
+		if w.sshd != nil {
+			for name, text := range map[string]string{bastionKeyFile: w.sshd.ClientKeyPEM, knownHostsFile: w.sshd.KnownHosts} {
+				if err := os.WriteFile(filepath.Join(w.dir, name), []byte(text), 0o600); err != nil {
+					return nil, err
+				}
 			}
 		}
 		res.Workloads = append(res.Workloads, w.key)
@@ -407,6 +453,9 @@ func (r *runner) cycle(w *workload, round int) {
 		if s.Server {
 			extra = fmt.Sprintf(", %d conns (peak %d), %d DDL, %d reads, %d other", s.Conns, s.PeakConns, s.Stmts.DDL, s.Stmts.Reads, s.Stmts.Other)
 		}
+		if s.SSH {
+			extra += fmt.Sprintf(", %d SSH conns accepted, %d provider processes with one (at most %d each)", s.SSHAccepted, s.SSHProcs, s.SSHMost)
+		}
 		r.logf("round %d/%d %-14s %-14s %6.1fs wall, %6.1fs CPU (provider %.1fs, %.0f MiB)%s: %s",
 			round, r.cfg.Rounds, w.key, ph.Title, s.Wall.Seconds(), s.CPU.Seconds(), s.ProviderCPU.Seconds(),
 			float64(s.ProviderHWM)/(1<<20), extra, status)
@@ -448,6 +497,10 @@ func (r *runner) phase(w *workload, round int, ph Phase, cliConfig string, extra
 	if s.Server {
 		peak = r.srv.watchPeak(w.login, 25*time.Millisecond)
 	}
+	sshPort, sshLog := 0, 0
+	if w.sshd != nil {
+		s.SSH, sshPort, sshLog = true, w.sshd.Port, len(w.sshd.Log())
+	}
 
 	logPath := filepath.Join(r.tmp, "logs", fmt.Sprintf("%s-r%d-%s.log", w.key, round, ph.Key))
 	out, err := os.Create(logPath)
@@ -470,7 +523,7 @@ func (r *runner) phase(w *workload, round int, ph Phase, cliConfig string, extra
 		}
 		return s
 	}
-	pw := watchProcess(cmd.Process.Pid, 20*time.Millisecond)
+	pw := watchProcess(cmd.Process.Pid, 20*time.Millisecond, sshPort)
 	werr := waitExited(cmd.Process.Pid)
 	s.Wall = time.Since(start)
 	times, timesOK := readProcTimes(cmd.Process.Pid)
@@ -493,6 +546,11 @@ func (r *runner) phase(w *workload, round int, ph Phase, cliConfig string, extra
 		s.CoreCPU = s.CPU - polledCPU
 	}
 	s.ProviderHWM, s.TFHWM, s.Providers = provHWM, tfHWM, provs
+	if s.SSH {
+		s.SSHProcs, s.SSHOpened, s.SSHMost = pw.sshCounts()
+		s.SSHAccepted = strings.Count(w.sshd.Log()[sshLog:], "Accepted publickey for ")
+		r.checkBastion(&s)
+	}
 
 	text := tail.String()
 	code := 0

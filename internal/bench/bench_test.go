@@ -227,3 +227,32 @@ Type: cpu
 		}
 	}
 }
+
+// BASTION=1: the bastion workload's configuration goes through the
+// bench's sshd (ssh_bastion on the server, the key and known_hosts line
+// from files in the provider's ssh_bastions) under its own tenant names;
+// the direct one has no trace of it.
+func TestTenantDBBastionConfig(t *testing.T) {
+	t.Parallel()
+	target := Target{Engine: "mysql", Host: "127.0.0.1", Port: 3306, Admin: "tenantdb_admin", TLS: "verify-full", HasCA: true}
+	direct := TenantDBConfig(target, 2, 1)
+	target.Bastion = &Bastion{Port: 2222, User: "jump"}
+	hcl := TenantDBBastionConfig(target, 2, 1)
+	for _, want := range []string{
+		"  ssh_bastion = {\n    host = \"127.0.0.1\"\n    port = 2222\n    user = \"jump\"\n  }\n}",
+		`private_key = file("${path.module}/bastion-key")`,
+		`known_hosts = file("${path.module}/bastion-known-hosts")`,
+		`ca_certs = { main = file("${path.module}/ca.pem") }`,
+		`name            = "tdbb1_1"`,
+	} {
+		if !strings.Contains(hcl, want) {
+			t.Errorf("bastion config lacks %q:\n%s", want, hcl)
+		}
+	}
+	if strings.Contains(direct, "ssh") || strings.Contains(direct, "tdbb") {
+		t.Errorf("the direct config mentions the bastion:\n%s", direct)
+	}
+	if strings.Count(hcl, "{") != strings.Count(hcl, "}") {
+		t.Error("unbalanced braces")
+	}
+}

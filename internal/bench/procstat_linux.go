@@ -112,11 +112,16 @@ type procWatch struct {
 	provCPU map[int]time.Duration
 	provHWM map[int]uint64
 	tfHWM   uint64
+	// sshPort > 0 (BASTION=1): per provider process, the TCP sockets it
+	// had connected to the bastion at 127.0.0.1:sshPort (by inode: one per
+	// SSH connection it opened).
+	sshPort  int
+	sshConns map[int]map[uint64]bool
 }
 
-func watchProcess(pid int, every time.Duration) *procWatch {
+func watchProcess(pid int, every time.Duration, sshPort int) *procWatch {
 	w := &procWatch{pid: pid, stop: make(chan struct{}), done: make(chan struct{}),
-		provCPU: map[int]time.Duration{}, provHWM: map[int]uint64{}}
+		provCPU: map[int]time.Duration{}, provHWM: map[int]uint64{}, sshPort: sshPort, sshConns: map[int]map[uint64]bool{}}
 	go func() {
 		defer close(w.done)
 		t := time.NewTicker(every)
@@ -140,6 +145,8 @@ func (w *procWatch) sample() {
 		hwm uint64
 	}
 	got := map[int]seen{}
+	ssh := map[int][]uint64{}
+	var toSSH map[uint64]bool
 	for _, c := range childPIDs(w.pid) {
 		if !strings.HasPrefix(procComm(c), "terraform-prov") {
 			continue
@@ -149,9 +156,27 @@ func (w *procWatch) sample() {
 			continue
 		}
 		got[c] = seen{pt.self, readHWM(c)}
+		if w.sshPort > 0 {
+			if toSSH == nil {
+				toSSH = tcpInodesTo(w.sshPort)
+			}
+			for _, ino := range socketInodes(c) {
+				if toSSH[ino] {
+					ssh[c] = append(ssh[c], ino)
+				}
+			}
+		}
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	for pid, inos := range ssh {
+		if w.sshConns[pid] == nil {
+			w.sshConns[pid] = map[uint64]bool{}
+		}
+		for _, ino := range inos {
+			w.sshConns[pid][ino] = true
+		}
+	}
 	if hwm > w.tfHWM {
 		w.tfHWM = hwm
 	}
@@ -181,6 +206,64 @@ func (w *procWatch) finish() (provCPU time.Duration, provHWM, tfHWM uint64, prov
 		provHWM = max(provHWM, h)
 	}
 	return provCPU, provHWM, w.tfHWM, len(w.provCPU)
+}
+
+// sshCounts is what the poller saw of SSH connections (BASTION=1): how
+// many provider processes had one, how many they opened in all, and the
+// most one process opened.
+func (w *procWatch) sshCounts() (procs, total, most int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, inos := range w.sshConns {
+		procs++
+		total += len(inos)
+		most = max(most, len(inos))
+	}
+	return procs, total, most
+}
+
+// tcpInodesTo is the socket inodes of established IPv4 TCP connections to
+// port (/proc/net/tcp: rem_address is hex ip:port, st 01 is ESTABLISHED).
+func tcpInodesTo(port int) map[uint64]bool {
+	out := map[uint64]bool{}
+	b, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 10 || f[3] != "01" {
+			continue
+		}
+		_, hexPort, _ := strings.Cut(f[2], ":")
+		if p, err := strconv.ParseUint(hexPort, 16, 32); err != nil || int(p) != port {
+			continue
+		}
+		if ino, err := strconv.ParseUint(f[9], 10, 64); err == nil {
+			out[ino] = true
+		}
+	}
+	return out
+}
+
+// socketInodes is the inodes of pid's open sockets (/proc/<pid>/fd links
+// "socket:[N]").
+func socketInodes(pid int) []uint64 {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	ents, _ := os.ReadDir(dir)
+	var out []uint64
+	for _, e := range ents {
+		link, err := os.Readlink(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(link, "socket:["); ok {
+			if ino, err := strconv.ParseUint(strings.TrimSuffix(rest, "]"), 10, 64); err == nil {
+				out = append(out, ino)
+			}
+		}
+	}
+	return out
 }
 
 // waitExited blocks until pid has exited without reaping it (waitid with

@@ -45,6 +45,7 @@ type Stat struct {
 	CPUVsFloor, CPUVsData               float64
 	WallVsShape, CPUVsShape             float64 // against the shape floor (SHAPE=1)
 	ProviderCPUVsFloor, ReadsPerResouce float64
+	SSHAccepted, SSHProcs, SSHMost      float64 // BASTION=1: medians of the SSH counts
 }
 
 // Stats computes a workload's medians and ratios for a phase.
@@ -52,6 +53,7 @@ func (res *Result) Stats(work, phase string) Stat {
 	var st Stat
 	var wall, cpu, core, prov, mib, conns, peak, ddl, reads, other []float64
 	var wf, wd, cf, cd, pf, ws, cs []float64
+	var sshAccepted, sshProcs, sshMost []float64
 	st.ConnsOK, st.PeakOK, st.StmtsOK = true, true, true
 	for round := 1; round <= res.Config.Rounds; round++ {
 		s, ok := res.sampleAt(work, round, phase)
@@ -70,6 +72,9 @@ func (res *Result) Stats(work, phase string) Stat {
 		ddl = append(ddl, float64(s.Stmts.DDL))
 		reads = append(reads, float64(s.Stmts.Reads))
 		other = append(other, float64(s.Stmts.Other))
+		sshAccepted = append(sshAccepted, float64(s.SSHAccepted))
+		sshProcs = append(sshProcs, float64(s.SSHProcs))
+		sshMost = append(sshMost, float64(s.SSHMost))
 		st.ConnsOK = st.ConnsOK && s.ConnsOK
 		st.PeakOK = st.PeakOK && s.PeakOK
 		st.StmtsOK = st.StmtsOK && s.StmtsOK
@@ -104,6 +109,7 @@ func (res *Result) Stats(work, phase string) Stat {
 	st.ProviderCPUVsFloor = median(pf)
 	st.WallVsShape, st.CPUVsShape = median(ws), median(cs)
 	st.ReadsPerResouce = st.Reads / float64(Resources(res.Config.Tenants))
+	st.SSHAccepted, st.SSHProcs, st.SSHMost = median(sshAccepted), median(sshProcs), median(sshMost)
 	return st
 }
 
@@ -225,6 +231,9 @@ func Report(res *Result) string {
 		b.WriteString("\n")
 	}
 
+	if slices.Contains(res.Workloads, WorkBastion) && cfg.Rounds > 0 {
+		b.WriteString(bastionReport(res))
+	}
 	if len(res.Failures) > 0 {
 		b.WriteString("### Failures\n\n")
 		for _, f := range res.Failures {

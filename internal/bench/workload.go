@@ -10,6 +10,7 @@ import (
 // Workload names, in the order a round runs them (A B C D).
 const (
 	WorkTenantDB = "tenantdb"
+	WorkBastion  = "tenantdb_bastion" // BASTION=1: tenantdb through an SSH bastion
 	WorkFloor    = "floor"
 	WorkShape    = "shape"
 	WorkTFData   = "terraform_data"
@@ -31,6 +32,10 @@ const (
 	readerLogin = "bench_reader" // the pre-existing grantee, created by the bench
 	peerLogin   = "bench_peer"   // the peers' admin login, created by the bench
 	caFile      = "ca.pem"       // the server's CA (or a bundle holding it), written into each working dir
+	// The bastion's user key and its known_hosts line (BASTION=1), in the
+	// bastion workload's working dir.
+	bastionKeyFile = "bastion-key"
+	knownHostsFile = "bastion-known-hosts"
 )
 
 // Target is the server a configuration points at.
@@ -45,6 +50,16 @@ type Target struct {
 	// "tables"; "database" = the shallow refresh). The shape floor has no
 	// such argument and never gets it.
 	GrantRefresh string
+	// Bastion: tenantdb reaches the server through this SSH jump host
+	// (nil: directly).
+	Bastion *Bastion
+}
+
+// Bastion is an SSH jump host on 127.0.0.1 (the bench's sshd); its user
+// key and known_hosts line are files in the working dir.
+type Bastion struct {
+	Port int
+	User string
 }
 
 // Resources is how many resources a configuration of n tenants has: one
@@ -65,6 +80,13 @@ func tenantName(prefix string, round, i int) string {
 // exists. Tenant resources take `server = tenantdb_db_server.main.ref`.
 func TenantDBConfig(t Target, n, round int) string {
 	return tenantDBShapedConfig("tenantdb", "tdb", t, n, round)
+}
+
+// TenantDBBastionConfig is TenantDBConfig through t.Bastion: the
+// db_server's ssh_bastion, the key and known_hosts line from files in the
+// provider's ssh_bastions; tenants named tdbb<round>_<i>.
+func TenantDBBastionConfig(t Target, n, round int) string {
+	return tenantDBShapedConfig("tenantdb", "tdbb", t, n, round)
 }
 
 // ShapeConfig is TenantDBConfig for the shape floor (cmd/benchshape):
@@ -97,11 +119,17 @@ variable "owner_password" {
 	if t.GrantRefresh != "" && p == "tenantdb" {
 		refresh = fmt.Sprintf("  postgres_grant_refresh = %q\n", t.GrantRefresh)
 	}
+	provider := refresh
 	if t.HasCA {
-		fmt.Fprintf(&b, "provider %q {\n%s  ca_certs = { %s = file(\"${path.module}/%s\") }\n}\n\n", p, refresh, serverName, caFile)
-	} else {
-		fmt.Fprintf(&b, "provider %q {\n%s}\n\n", p, refresh)
+		provider += fmt.Sprintf("  ca_certs = { %s = file(\"${path.module}/%s\") }\n", serverName, caFile)
 	}
+	jump := ""
+	if t.Bastion != nil && p == "tenantdb" {
+		provider += fmt.Sprintf("  ssh_bastions = {\n    %s = {\n      private_key = file(\"${path.module}/%s\")\n"+
+			"      known_hosts = file(\"${path.module}/%s\")\n    }\n  }\n", serverName, bastionKeyFile, knownHostsFile)
+		jump = fmt.Sprintf("  ssh_bastion = {\n    host = \"127.0.0.1\"\n    port = %d\n    user = %q\n  }\n", t.Bastion.Port, t.Bastion.User)
+	}
+	fmt.Fprintf(&b, "provider %q {\n%s}\n\n", p, provider)
 	fmt.Fprintf(&b, `resource "%s_db_server" "main" {
   name     = %q
   engine   = %q
@@ -109,8 +137,8 @@ variable "owner_password" {
   port     = %d
   username = %q
   tls      = %q
-}
-`, p, serverName, t.Engine, t.Host, t.Port, t.Admin, t.TLS)
+%s}
+`, p, serverName, t.Engine, t.Host, t.Port, t.Admin, t.TLS, jump)
 	for i := 0; i < n; i++ {
 		db := tenantName(prefix, round, i)
 		fmt.Fprintf(&b, `

@@ -254,7 +254,7 @@ func (s Spec) dialMySQL(ctx context.Context, network, addr string) (net.Conn, er
 			c.Close()
 			return nil, err
 		}
-		return &prefixConn{Conn: c, prefix: b[:]}, nil
+		return withPrefix(c, b[:]), nil
 	}
 	defer c.Close()
 	switch {
@@ -298,14 +298,29 @@ func (c *prefixConn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
-// SyscallConn keeps the MySQL driver's liveness check of idle connections
-// working (it needs the socket; the prefix is long consumed by then).
-func (c *prefixConn) SyscallConn() (syscall.RawConn, error) {
-	if sc, ok := c.Conn.(syscall.Conn); ok {
-		return sc.SyscallConn()
+// withPrefix is c with prefix replayed first, a socketConn when c is a
+// socket. The MySQL driver checks an idle connection's liveness on its
+// socket when the connection has one (syscall.Conn), and takes an error
+// from SyscallConn for a dead connection: a connection that is no socket
+// (an SSH channel through a bastion) must not offer it, or every idle
+// connection would be closed and a new one dialled for each statement.
+func withPrefix(c net.Conn, prefix []byte) net.Conn {
+	pc := &prefixConn{Conn: c, prefix: prefix}
+	if sc, ok := c.(syscall.Conn); ok {
+		return &socketConn{prefixConn: pc, sc: sc}
 	}
-	return nil, errors.ErrUnsupported
+	return pc
 }
+
+// socketConn is a prefixConn over a socket: it keeps the MySQL driver's
+// liveness check of idle connections working (it needs the socket; the
+// prefix is long consumed by then).
+type socketConn struct {
+	*prefixConn
+	sc syscall.Conn
+}
+
+func (c *socketConn) SyscallConn() (syscall.RawConn, error) { return c.sc.SyscallConn() }
 
 // classifyingConnector turns connection failures into configuration errors
 // where the configuration is the cause, before retry sees them.

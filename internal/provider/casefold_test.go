@@ -27,7 +27,7 @@ func TestAccTenantDatabase_lowerCaseTableNames(t *testing.T) {
 	// MariaDB and MySQL 9.7 (kinds; one password variable per server name).
 	for _, kind := range []string{testserver.KindMariaDB, testserver.KindMySQL} {
 		t.Run(kind, func(t *testing.T) {
-			s := accServer{testserver.SharedKind(t, kind, testserver.WithLowerCaseTableNames()), "fold" + kind}
+			s := accServer{Server: testserver.SharedKind(t, kind, testserver.WithLowerCaseTableNames()), name: "fold" + kind}
 			envMu.Lock()
 			os.Setenv(AdminPasswordEnv(s.name), s.Admin.Password)
 			envMu.Unlock()

@@ -43,7 +43,7 @@ func testAccClientCertServer(t *testing.T, kind string) accServer {
 	envMu.Lock()
 	os.Setenv(AdminPasswordEnv(name), srv.Admin.Password)
 	envMu.Unlock()
-	return accServer{srv, name}
+	return accServer{Server: srv, name: name}
 }
 
 // TestAccClientCerts_tenant: a server that requires a client certificate

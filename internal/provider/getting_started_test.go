@@ -217,7 +217,7 @@ func gettingStartedServer(t *testing.T, engine string) accServer {
 	if srv.Backend == testserver.BackendDSN {
 		t.Skip("the guide's fixed names need a server of the test's own (local or docker backend)")
 	}
-	s := accServer{srv, "main"}
+	s := accServer{Server: srv, name: "main"}
 	// The harness made its own tenantdb_admin: the guide's admin is
 	// README's, with README's password.
 	if engine == "postgres" {

@@ -74,7 +74,7 @@ func (s accServer) iamAdminVia(t *testing.T, name string, token func(admin strin
 	envMu.Lock()
 	os.Unsetenv(AdminPasswordEnv(name))
 	envMu.Unlock()
-	return iamServer{accServer{s.Server, name}, admin, svc != ""}
+	return iamServer{accServer{Server: s.Server, name: name}, admin, svc != ""}
 }
 
 // hcl is the provider block (CA only) and the db_server with extra (the

@@ -172,7 +172,12 @@ func (s accServer) blockedRotation(t *testing.T, prefix, timeout string) (w *cli
 // the same apply succeeds. operation_timeout is 30s: a failure by it
 // instead, or after it, is a missing session lock setting (named so).
 func TestAccLockTimeout_rotationBlocked(t *testing.T) {
-	s := testAccServer(t, "postgres")
+	testAccServer(t, "postgres").lockTimeoutRotationBlocked(t)
+}
+
+// lockTimeoutRotationBlocked is TestAccLockTimeout_rotationBlocked on s
+// (direct, or through a bastion: TestAccSSHBastion_timeouts).
+func (s accServer) lockTimeoutRotationBlocked(t *testing.T) {
 	w, db, a, b, pw, cfg := s.blockedRotation(t, "lkt", lockTestLockTimeout)
 	release := s.holdLock(t, db, "SELECT v FROM t")
 
@@ -219,33 +224,38 @@ func TestAccLockTimeout_rotationBlocked(t *testing.T) {
 // ends. As above, operation_timeout is 30s and must not be what ends it.
 func TestAccLockTimeout_dropBlocked(t *testing.T) {
 	for _, kind := range mysqlFamily {
-		t.Run(kind, func(t *testing.T) {
-			s := testAccServer(t, kind)
-			db := uniqueName("lkd")
-			t.Cleanup(func() { s.dropDatabase(t, db) })
-			w := newCLIWorkspace(t)
-			w.write(withLockTestTimeouts(withLockTimeout(s.serverHCL("")+tenantDatabaseHCL(db, `  deletion_policy = "delete"`), lockTestLockTimeout)))
-			w.run("apply", "-auto-approve").mustSucceed(t, "create")
-			s.exec(t, "", "CREATE TABLE "+s.ident(db)+".t (v int)", "INSERT INTO "+s.ident(db)+".t VALUES (1)")
-			release := s.holdLock(t, "", "SELECT v FROM "+s.ident(db)+".t")
-
-			r, took := w.runWithin(t, blockedApplyBound, "destroy", "-auto-approve")
-			r.mustFail(t, "drop blocked by a metadata lock")
-			requireEndedByLockTimeout(t, r, took)
-			if !strings.Contains(r.Output, "lock_timeout") {
-				t.Fatalf("the error does not say the statement hit lock_timeout:\n%s", r.Output)
-			}
-			if !w.stateHas("tenantdb_tenant_database") {
-				t.Fatal("the database left state although it was not dropped")
-			}
-			var n int
-			if err := s.super(t, "").QueryRow("SELECT COUNT(*) FROM " + s.ident(db) + ".t").Scan(&n); err != nil || n != 1 {
-				t.Fatalf("the tenant's rows: %d, %v", n, err)
-			}
-			release()
-			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy once the session ended")
-		})
+		t.Run(kind, func(t *testing.T) { testAccServer(t, kind).lockTimeoutDropBlocked(t) })
 	}
+}
+
+// lockTimeoutDropBlocked is TestAccLockTimeout_dropBlocked on s (direct,
+// or through a bastion: TestAccSSHBastion_timeouts). It returns the
+// blocked destroy's output.
+func (s accServer) lockTimeoutDropBlocked(t *testing.T) string {
+	db := uniqueName("lkd")
+	t.Cleanup(func() { s.dropDatabase(t, db) })
+	w := newCLIWorkspace(t)
+	w.write(withLockTestTimeouts(withLockTimeout(s.serverHCL("")+tenantDatabaseHCL(db, `  deletion_policy = "delete"`), lockTestLockTimeout)))
+	w.run("apply", "-auto-approve").mustSucceed(t, "create")
+	s.exec(t, "", "CREATE TABLE "+s.ident(db)+".t (v int)", "INSERT INTO "+s.ident(db)+".t VALUES (1)")
+	release := s.holdLock(t, "", "SELECT v FROM "+s.ident(db)+".t")
+
+	r, took := w.runWithin(t, blockedApplyBound, "destroy", "-auto-approve")
+	r.mustFail(t, "drop blocked by a metadata lock")
+	requireEndedByLockTimeout(t, r, took)
+	if !strings.Contains(r.Output, "lock_timeout") {
+		t.Fatalf("the error does not say the statement hit lock_timeout:\n%s", r.Output)
+	}
+	if !w.stateHas("tenantdb_tenant_database") {
+		t.Fatal("the database left state although it was not dropped")
+	}
+	var n int
+	if err := s.super(t, "").QueryRow("SELECT COUNT(*) FROM " + s.ident(db) + ".t").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("the tenant's rows: %d, %v", n, err)
+	}
+	release()
+	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy once the session ended")
+	return r.Output
 }
 
 // TestAccOperationTimeout_rotationBlocked (PostgreSQL): with a lock_timeout

@@ -24,61 +24,68 @@ func TestAccOperationTimeout_cancelledOnServer(t *testing.T) {
 		if providerEngine(kind) != "mysql" {
 			continue
 		}
-		t.Run(kind, func(t *testing.T) {
-			s := testAccServer(t, kind)
-			db, user, pw := uniqueName("kq"), uniqueName("kqo"), "Kill-pw-1"
-			t.Cleanup(func() {
-				s.dropDatabase(t, db)
-				s.dropLogins(t, user)
-			})
-			aclTable := "mysql.user"
-			if kind == "mariadb" {
-				aclTable = "mysql.global_priv"
-			}
-			w := newCLIWorkspace(t)
-			dbOnly := fmt.Sprintf("\nresource \"tenantdb_tenant_database\" \"db\" {\n  server = tenantdb_db_server.main.ref\n  name   = %q\n}\n", db)
-			cfg := func(version int) string {
-				c := s.serverHCL("") + ownerHCL(db, user, pw+fmt.Sprint(version), version, "")
-				return withProviderArg(withLockTimeout(c, "1h"), "operation_timeout", "10s")
-			}
-			w.write(withProviderArg(s.serverHCL("")+dbOnly, "operation_timeout", "10s"))
-			w.run("apply", "-auto-approve").mustSucceed(t, "database")
+		t.Run(kind, func(t *testing.T) { testAccServer(t, kind).operationTimeoutKilled(t) })
+	}
+}
 
-			// 1. An owner create blocked past operation_timeout.
-			release := s.holdTableLock(t, aclTable)
-			w.write(cfg(1))
-			r := w.run("apply", "-auto-approve").mustFail(t, "owner create blocked past operation_timeout")
-			r.requireDiag(t, "error", "Operation timed out")
-			s.requireNoAdminStatementRunning(t, "CREATE USER")
-			release()
-			time.Sleep(2 * time.Second) // what a lingering statement would need to land
-			if s.loginExists(t, user) {
-				t.Fatal("the CREATE USER completed after the operation reported it cancelled: an orphan login")
-			}
-			w.run("apply", "-auto-approve").mustSucceed(t, "owner create once the lock is gone")
-			if err := s.as(user, pw+"1", db, "SELECT 1"); err != nil {
-				t.Fatalf("the owner cannot log in: %v", err)
-			}
+// operationTimeoutKilled is TestAccOperationTimeout_cancelledOnServer on
+// s (direct, or through a bastion: TestAccSSHBastion_timeouts).
+func (s accServer) operationTimeoutKilled(t *testing.T) {
+	db, user, pw := uniqueName("kq"), uniqueName("kqo"), "Kill-pw-1"
+	t.Cleanup(func() {
+		s.dropDatabase(t, db)
+		s.dropLogins(t, user)
+	})
+	aclTable := "mysql.user"
+	if s.Flavor == "mariadb" {
+		aclTable = "mysql.global_priv"
+	}
+	w := newCLIWorkspace(t)
+	dbOnly := fmt.Sprintf("\nresource \"tenantdb_tenant_database\" \"db\" {\n  server = tenantdb_db_server.main.ref\n  name   = %q\n}\n", db)
+	cfg := func(version int) string {
+		c := s.serverHCL("") + ownerHCL(db, user, pw+fmt.Sprint(version), version, "")
+		return withProviderArg(withLockTimeout(c, "1h"), "operation_timeout", "10s")
+	}
+	w.write(withProviderArg(s.serverHCL("")+dbOnly, "operation_timeout", "10s"))
+	w.run("apply", "-auto-approve").mustSucceed(t, "database")
 
-			// 2. A password rotation blocked past operation_timeout.
-			release = s.holdTableLock(t, aclTable)
-			w.write(cfg(2))
-			r = w.run("apply", "-auto-approve").mustFail(t, "password rotation blocked past operation_timeout")
-			r.requireDiag(t, "error", "Operation timed out")
-			s.requireNoAdminStatementRunning(t, "ALTER USER")
-			release()
-			time.Sleep(2 * time.Second)
-			if err := s.as(user, pw+"1", db, "SELECT 1"); err != nil {
-				t.Fatalf("the ALTER USER landed after the operation reported it cancelled (old password refused): %v", err)
-			}
-			w.run("apply", "-auto-approve").mustSucceed(t, "rotation once the lock is gone")
-			if err := s.as(user, pw+"2", db, "SELECT 1"); err != nil {
-				t.Fatalf("the new password does not work: %v", err)
-			}
-			if got := w.stateAttr("tenantdb_tenant_owner", "user_created"); got != true {
-				t.Fatalf("user_created = %v after the rotation, want true (the login was taken for replaced)", got)
-			}
-		})
+	// 1. An owner create blocked past operation_timeout.
+	release := s.holdTableLock(t, aclTable)
+	w.write(cfg(1))
+	// Bounded (runWithin): a statement nothing stops on the server keeps
+	// the apply waiting for the lock this test holds.
+	r, _ := w.runWithin(t, blockedApplyBound, "apply", "-auto-approve")
+	r.mustFail(t, "owner create blocked past operation_timeout")
+	r.requireDiag(t, "error", "Operation timed out")
+	s.requireNoAdminStatementRunning(t, "CREATE USER")
+	release()
+	time.Sleep(2 * time.Second) // what a lingering statement would need to land
+	if s.loginExists(t, user) {
+		t.Fatal("the CREATE USER completed after the operation reported it cancelled: an orphan login")
+	}
+	w.run("apply", "-auto-approve").mustSucceed(t, "owner create once the lock is gone")
+	if err := s.as(user, pw+"1", db, "SELECT 1"); err != nil {
+		t.Fatalf("the owner cannot log in: %v", err)
+	}
+
+	// 2. A password rotation blocked past operation_timeout.
+	release = s.holdTableLock(t, aclTable)
+	w.write(cfg(2))
+	r, _ = w.runWithin(t, blockedApplyBound, "apply", "-auto-approve")
+	r.mustFail(t, "password rotation blocked past operation_timeout")
+	r.requireDiag(t, "error", "Operation timed out")
+	s.requireNoAdminStatementRunning(t, "ALTER USER")
+	release()
+	time.Sleep(2 * time.Second)
+	if err := s.as(user, pw+"1", db, "SELECT 1"); err != nil {
+		t.Fatalf("the ALTER USER landed after the operation reported it cancelled (old password refused): %v", err)
+	}
+	w.run("apply", "-auto-approve").mustSucceed(t, "rotation once the lock is gone")
+	if err := s.as(user, pw+"2", db, "SELECT 1"); err != nil {
+		t.Fatalf("the new password does not work: %v", err)
+	}
+	if got := w.stateAttr("tenantdb_tenant_owner", "user_created"); got != true {
+		t.Fatalf("user_created = %v after the rotation, want true (the login was taken for replaced)", got)
 	}
 }
 
@@ -144,7 +151,13 @@ func (s accServer) requireNoAdminStatementRunning(t *testing.T, prefix string) {
 // provider sends a cancel request, and the old password still works after
 // the transaction ends.
 func TestAccOperationTimeout_cancelledOnServerPostgres(t *testing.T) {
-	s := testAccServer(t, "postgres")
+	testAccServer(t, "postgres").operationTimeoutCancelled(t)
+}
+
+// operationTimeoutCancelled is
+// TestAccOperationTimeout_cancelledOnServerPostgres on s (direct, or
+// through a bastion: TestAccSSHBastion_timeouts).
+func (s accServer) operationTimeoutCancelled(t *testing.T) {
 	db, user, pw := uniqueName("kqp"), uniqueName("kqpo"), "Kill-pw-1"
 	t.Cleanup(func() {
 		s.dropDatabase(t, db)
@@ -159,8 +172,8 @@ func TestAccOperationTimeout_cancelledOnServerPostgres(t *testing.T) {
 	w.run("apply", "-auto-approve").mustSucceed(t, "owner")
 	release := s.holdLock(t, "", fmt.Sprintf(`ALTER ROLE %q CONNECTION LIMIT 50`, user))
 	w.write(cfg(2))
-	w.run("apply", "-auto-approve").mustFail(t, "password rotation blocked past operation_timeout").
-		requireDiag(t, "error", "Operation timed out")
+	r, _ := w.runWithin(t, blockedApplyBound, "apply", "-auto-approve")
+	r.mustFail(t, "password rotation blocked past operation_timeout").requireDiag(t, "error", "Operation timed out")
 	release()
 	time.Sleep(2 * time.Second) // what a lingering statement would need to commit
 	if err := s.as(user, pw+"1", db, "SELECT 1"); err != nil {

@@ -80,6 +80,9 @@ var openRegistries struct {
 type accServer struct {
 	*testserver.Server
 	name string
+	// bastion: when set, serverHCL reaches the server only through this
+	// sshd, at a host name only it resolves (viaBastion).
+	bastion *testserver.SSHD
 }
 
 var envMu sync.Mutex
@@ -112,7 +115,7 @@ func testAccServer(t *testing.T, kind string) accServer {
 	envMu.Lock()
 	os.Setenv(AdminPasswordEnv(name), s.Admin.Password)
 	envMu.Unlock()
-	return accServer{s, name}
+	return accServer{Server: s, name: name}
 }
 
 // testAccServerOnly is testAccServer for a test that runs on one kind of
@@ -141,6 +144,9 @@ func (s accServer) serverHCLAt(port int, extra string) string {
 // block: tests that declare more servers use caCertsHCL and
 // serverResourceHCL instead.
 func (s accServer) serverBlock(port int, caPEM, extra string) string {
+	if s.bastion != nil {
+		return s.bastionServerBlock(port, caPEM, extra)
+	}
 	return caCertsHCL(map[string]string{s.name: caPEM}) + s.serverResourceHCL("main", s.name, port, extra)
 }
 

@@ -236,7 +236,7 @@ func secondServer(t *testing.T, s accServer) accServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { other.Stop() })
-	b := accServer{other, s.name}
+	b := accServer{Server: other, name: s.name}
 	if s.Engine == "postgres" {
 		b.exec(t, "", fmt.Sprintf("ALTER ROLE %s PASSWORD '%s'", s.Admin.Username, s.Admin.Password))
 	} else {

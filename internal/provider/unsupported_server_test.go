@@ -62,7 +62,7 @@ func TestAccUnsupportedServer_postgres14(t *testing.T) {
 	t.Logf("PostgreSQL %s on %s", srv.Version(), srv.Addr())
 	srv.RequireStatementLog(t)
 
-	s := accServer{srv, "pg14"}
+	s := accServer{Server: srv, name: "pg14"}
 	envMu.Lock()
 	os.Setenv(AdminPasswordEnv(s.name), s.Admin.Password)
 	envMu.Unlock()

@@ -27,57 +27,83 @@ import (
 func startInGroup(t testing.TB, logPath, name string, args ...string) (*exec.Cmd, chan struct{}) {
 	t.Helper()
 	cmd := exec.Command(name, args...)
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	exited, err := launchInGroup(cmd, logPath)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return cmd, exited
+}
+
+// launchInGroup is startInGroup of a prepared command, without a test (the
+// bench starts sshd too): exited closes when the daemon has exited.
+func launchInGroup(cmd *exec.Cmd, logPath string) (chan struct{}, error) {
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, err
 	}
 	defer logf.Close()
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
-	return cmd, exited
+	return exited, nil
 }
 
 // waitAccepting waits until 127.0.0.1:port accepts, failing the test when
 // the daemon exits first or does not within 20 seconds.
 func waitAccepting(t testing.TB, what string, port int, exited chan struct{}, log func() string) {
 	t.Helper()
+	if err := awaitAccepting(what, port, exited, log); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// awaitAccepting is waitAccepting without a test.
+func awaitAccepting(what string, port int, exited chan struct{}, log func() string) error {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
 		if err == nil {
 			c.Close()
-			return
+			return nil
 		}
 		select {
 		case <-exited:
-			t.Fatalf("%s exited: %s", what, log())
+			return fmt.Errorf("%s exited: %s", what, log())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s does not accept on port %d: %s", what, port, log())
+			return fmt.Errorf("%s does not accept on port %d: %s", what, port, log())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
 // killTree SIGKILLs cmd's process group and every descendant, and waits
-// for cmd to exit. A daemon's per-connection children may call setsid()
-// (sshd's do) and leave the group: they are found as descendants of the
-// listener and killed first.
+// for cmd to exit.
 func killTree(t testing.TB, cmd *exec.Cmd, exited chan struct{}) {
 	t.Helper()
+	if err := stopTree(cmd, exited); err != nil {
+		t.Error(err)
+	}
+}
+
+// stopTree is killTree without a test. A daemon's per-connection children
+// may call setsid() (sshd's do) and leave the group: they are found as
+// descendants of the listener and killed first.
+func stopTree(cmd *exec.Cmd, exited chan struct{}) error {
 	for _, pid := range descendants(cmd.Process.Pid) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
-	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("kill %s: %v", filepath.Base(cmd.Path), err)
+	var err error
+	if kerr := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); kerr != nil && !errors.Is(kerr, syscall.ESRCH) {
+		err = fmt.Errorf("kill %s: %w", filepath.Base(cmd.Path), kerr)
 	}
 	<-exited
+	return err
 }
 
 // descendants lists the processes below pid (Linux /proc), children first

@@ -34,6 +34,7 @@ type SSHD struct {
 	ClientKeyPEM string
 
 	dir, conf string
+	hostsFile string // "": sshd resolves names as this machine does (SSHDResolves)
 	mu        sync.Mutex
 	cmd       *exec.Cmd
 	exited    chan struct{}
@@ -44,50 +45,86 @@ const SSHDBinary = "/usr/sbin/sshd"
 
 // StartSSHD starts an sshd, or skips the test when openssh-server is not
 // installed (apt-get install openssh-server; .ci/run installs it).
-func StartSSHD(t testing.TB) *SSHD {
+func StartSSHD(t testing.TB, opts ...SSHDOption) *SSHD {
 	t.Helper()
 	if _, err := os.Stat(SSHDBinary); err != nil {
 		t.Skipf("no %s: apt-get install -y openssh-server", SSHDBinary)
 	}
-	u, err := user.Current()
+	var o sshdOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if len(o.hosts) > 0 && os.Geteuid() != 0 {
+		t.Skip("an sshd that resolves names of its own runs in a mount namespace of its own: root only")
+	}
+	d, err := launchSSHD(t.TempDir(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &SSHD{User: u.Username, dir: t.TempDir()}
+	t.Cleanup(func() { d.Kill(t) })
+	return d
+}
+
+// LaunchSSHD is StartSSHD without a test (the bench's): keys, config and
+// log go in dir (which must exist); Stop ends it.
+func LaunchSSHD(dir string) (*SSHD, error) {
+	if _, err := os.Stat(SSHDBinary); err != nil {
+		return nil, fmt.Errorf("no %s: apt-get install -y openssh-server", SSHDBinary)
+	}
+	return launchSSHD(dir, sshdOptions{})
+}
+
+func launchSSHD(dir string, o sshdOptions) (*SSHD, error) {
+	u, err := user.Current()
+	if err != nil {
+		return nil, err
+	}
+	d := &SSHD{User: u.Username, dir: dir}
 	_, hostKey, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	hostPEM, err := ssh.MarshalPrivateKey(hostKey, "tenantdb test host key")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	hostSigner, err := ssh.NewSignerFromKey(hostKey)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	clientPEM, clientPub := NewSSHKey(t)
+	clientPEM, clientPub, err := newSSHKey()
+	if err != nil {
+		return nil, err
+	}
 	d.ClientKeyPEM = clientPEM
-	write := func(name string, data []byte) string {
+	write := func(name string, data []byte) (string, error) {
 		p := filepath.Join(d.dir, name)
-		if err := os.WriteFile(p, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return p, os.WriteFile(p, data, 0o600)
 	}
-	hostKeyFile := write("host_key", pem.EncodeToMemory(hostPEM))
-	authorized := write("authorized_keys", []byte(clientPub))
+	hostKeyFile, err := write("host_key", pem.EncodeToMemory(hostPEM))
+	if err != nil {
+		return nil, err
+	}
+	authorized, err := write("authorized_keys", []byte(clientPub))
+	if err != nil {
+		return nil, err
+	}
+	if len(o.hosts) > 0 {
+		if d.hostsFile, err = write("hosts", o.hostsFile()); err != nil {
+			return nil, err
+		}
+	}
 	// The privilege separation directory sshd insists on (the Debian
 	// service creates it when it starts; here nothing has).
 	if os.Geteuid() == 0 {
 		_ = os.MkdirAll("/run/sshd", 0o755)
 	}
 	if d.Port, err = freePort(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	d.HostKeyFingerprint = ssh.FingerprintSHA256(hostSigner.PublicKey())
 	d.KnownHosts = "[127.0.0.1]:" + strconv.Itoa(d.Port) + " " + string(ssh.MarshalAuthorizedKey(hostSigner.PublicKey()))
-	d.conf = write("sshd_config", []byte(fmt.Sprintf(`Port %d
+	d.conf, err = write("sshd_config", []byte(fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
 HostKey %s
 PidFile none
@@ -105,28 +142,40 @@ PermitTTY no
 MaxStartups 100
 LogLevel VERBOSE
 `, d.Port, hostKeyFile, authorized)))
-	d.Start(t)
-	t.Cleanup(func() { d.Kill(t) })
-	return d
+	if err != nil {
+		return nil, err
+	}
+	if err := d.start(); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // NewSSHKey makes an ed25519 user key: its OpenSSH PEM and its
 // authorized_keys line.
 func NewSSHKey(t testing.TB) (privatePEM, authorizedLine string) {
 	t.Helper()
-	pub, key, err := ed25519.GenerateKey(rand.Reader)
+	privatePEM, authorizedLine, err := newSSHKey()
 	if err != nil {
 		t.Fatal(err)
+	}
+	return privatePEM, authorizedLine
+}
+
+func newSSHKey() (privatePEM, authorizedLine string, err error) {
+	pub, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return "", "", err
 	}
 	block, err := ssh.MarshalPrivateKey(key, "tenantdb test user key")
 	if err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
 	sp, err := ssh.NewPublicKey(pub)
 	if err != nil {
-		t.Fatal(err)
+		return "", "", err
 	}
-	return string(pem.EncodeToMemory(block)), string(ssh.MarshalAuthorizedKey(sp))
+	return string(pem.EncodeToMemory(block)), string(ssh.MarshalAuthorizedKey(sp)), nil
 }
 
 // NewEncryptedSSHKey makes an ed25519 user key encrypted with passphrase
@@ -167,24 +216,43 @@ func (d *SSHD) Authorize(t testing.TB, authorizedLine string) {
 // Start (re)starts sshd on its port and waits until it accepts.
 func (d *SSHD) Start(t testing.TB) {
 	t.Helper()
+	if err := d.start(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (d *SSHD) start() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	// Own process group: Kill takes the per-connection children too, so
 	// established SSH connections drop as when a bastion dies.
-	d.cmd, d.exited = startInGroup(t, filepath.Join(d.dir, "sshd.log"), SSHDBinary, "-D", "-e", "-f", d.conf)
-	waitAccepting(t, "sshd", d.Port, d.exited, d.Log)
+	cmd := d.command()
+	exited, err := launchInGroup(cmd, filepath.Join(d.dir, "sshd.log"))
+	if err != nil {
+		return err
+	}
+	d.cmd, d.exited = cmd, exited
+	return awaitAccepting("sshd", d.Port, exited, d.Log)
 }
 
 // Kill ends sshd and every connection it serves (SIGKILL to its group).
 func (d *SSHD) Kill(t testing.TB) {
 	t.Helper()
+	if err := d.Stop(); err != nil {
+		t.Errorf("kill sshd: %v", err)
+	}
+}
+
+// Stop is Kill without a test.
+func (d *SSHD) Stop() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.cmd == nil {
-		return
+		return nil
 	}
-	killTree(t, d.cmd, d.exited)
+	err := stopTree(d.cmd, d.exited)
 	d.cmd = nil
+	return err
 }
 
 // Log is what sshd wrote so far.
