@@ -85,11 +85,26 @@ export TENANTDB_TEST_VERSIONS_FILE=$logs/versions
 # compile the same packages at the same time.
 $GO test -count=1 -run '^$' ./... >/dev/null
 
+# TENANTDB_TESTACC_PROFILE=DIR: the runs write go test -json into DIR, a
+# sampler records each test binary's process-tree CPU once a second, and
+# DIR/report.tsv gets every top-level test's wall time and CPU
+# (scripts/testacc-profile.py; TESTING.md, "Where the time goes").
+profile=${TENANTDB_TESTACC_PROFILE:-}
+format=-v
+if [ -n "$profile" ]; then
+	mkdir -p "$profile"
+	format=-json
+	python3 ./scripts/testacc-sample.py >"$profile/samples" &
+	sampler=$!
+fi
+
 start=$(date +%s)
 declare -A PID STATUS
 for run in "${runs[@]}"; do
+	out=$logs/$run.log
+	[ -z "$profile" ] || out=$profile/$run.json
 	# shellcheck disable=SC2086 # PKGS holds a list of packages
-	TENANTDB_TEST_ENGINES=${KINDS[$run]} $GO test -v ${PKGS[$run]} -count=1 -timeout 45m >"$logs/$run.log" 2>&1 &
+	TENANTDB_TEST_ENGINES=${KINDS[$run]} $GO test $format ${PKGS[$run]} -count=1 -timeout "${TENANTDB_TESTACC_TIMEOUT:-45m}" >"$out" 2>&1 &
 	PID[$run]=$!
 done
 echo "testacc: running side by side: $(for run in "${runs[@]}"; do printf '%s (%s); ' "${LABEL[$run]}" "${KINDS[$run]}"; done)"
@@ -98,6 +113,17 @@ for run in "${runs[@]}"; do
 	wait "${PID[$run]}" || STATUS[$run]=$?
 	echo "testacc: ${LABEL[$run]} done after $(($(date +%s) - start)) s (exit ${STATUS[$run]})"
 done
+if [ -n "$profile" ]; then
+	kill "$sampler" 2>/dev/null || true
+	reports=()
+	for run in "${runs[@]}"; do
+		python3 ./scripts/testacc-profile.py text "$profile/$run.json" >"$logs/$run.log"
+		reports+=("$run=$profile/$run.json:${KINDS[$run]}")
+	done
+	python3 ./scripts/testacc-profile.py report "$profile/samples" "${reports[@]}" >"$profile/report.tsv"
+	echo "testacc: the 20 most expensive tests (wall s, CPU s; all in $profile/report.tsv):"
+	sed -n 2,21p "$profile/report.tsv"
+fi
 
 # shellcheck source=scripts/testacc-summary.sh
 . ./scripts/testacc-summary.sh
