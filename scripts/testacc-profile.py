@@ -22,17 +22,28 @@ from collections import defaultdict
 
 
 def load_samples(path):
-    series = defaultdict(list)  # (engines, binary) -> [(t, cpu)]
+    # (engines, binary) -> pid -> [(t, cpu)]: one package's binary is one
+    # pid; other go test runs on the machine (a developer's -run) may have
+    # the same binary and engines, and are told apart by when they started.
+    series = defaultdict(lambda: defaultdict(list))
     with open(path) as f:
         for line in f:
             parts = line.split()
-            if len(parts) != 5:
+            if len(parts) < 5:
                 continue
-            t, eng, comm, _pid, cpu = parts
-            series[(eng, comm)].append((float(t), float(cpu)))
-    for s in series.values():
-        s.sort()
+            t, eng, comm, pid, cpu = parts[:5]
+            series[(eng, comm)][pid].append((float(t), float(cpu)))
     return series
+
+
+def binary_series(by_pid, started):
+    """The samples of the binary that started when its package did."""
+    best, gap = None, 60.0
+    for samples in by_pid.values():
+        d = abs(samples[0][0] - started)
+        if d < gap:
+            best, gap = samples, d
+    return best
 
 
 def cpu_at(series, t):
@@ -60,13 +71,15 @@ def report(samples_path, runs):
     rows, totals = [], defaultdict(lambda: [0.0, 0.0, 0])
     for spec in runs:
         run, path, engines = spec
-        starts = {}
+        starts, pkg_start = {}, {}
         with open(path) as f:
             for line in f:
                 try:
                     ev = json.loads(line)
                 except ValueError:
                     continue
+                if ev.get("Package") and ev.get("Time"):
+                    pkg_start.setdefault(ev["Package"], parse_time(ev["Time"]))
                 test = ev.get("Test")
                 if not test or "/" in test:
                     continue
@@ -76,12 +89,15 @@ def report(samples_path, runs):
                     starts[key] = parse_time(ev["Time"])
                 elif act in ("pass", "fail", "skip") and key in starts:
                     pkg = key[0].rsplit("/", 1)[-1]
-                    series = samples.get((engines, pkg + ".test"))
+                    series = binary_series(samples.get((engines, pkg + ".test"), {}), pkg_start[key[0]])
                     end = parse_time(ev["Time"])
+                    wall = float(ev.get("Elapsed", end - starts[key]))
+                    # A parallel test waits paused: only its last Elapsed
+                    # seconds are its own (the others ran meanwhile).
+                    begin = max(starts[key], end - wall)
                     cpu = 0.0
                     if series:
-                        cpu = max(0.0, cpu_at(series, end) - cpu_at(series, starts[key]))
-                    wall = float(ev.get("Elapsed", end - starts[key]))
+                        cpu = max(0.0, cpu_at(series, end) - cpu_at(series, begin))
                     rows.append((wall, cpu, run, pkg, test, act))
                     t = totals[(run, pkg)]
                     t[0] += wall

@@ -6,7 +6,11 @@ Used by scripts/testacc-profile.sh (TESTING.md, "Where the time goes"):
 once a second, for each process named *.test, the sum of user+system time
 (live and reaped) over the process and all its descendants (terraform, the
 throwaway servers, sshd, ...), keyed by the binary's TENANTDB_TEST_ENGINES.
-Prints "unix_time engines binary pid cpu_seconds" lines until killed.
+Prints "unix_time engines binary pid cpu_s own_s reaped_s rest_s" lines
+until killed: own is the binary's (the provider served in-process and the
+test code), reaped what it started and waited for (terraform, tools), rest
+the live remainder of its tree (the throwaway servers, sshd). Only test
+binaries running in the current directory's tree are sampled.
 """
 import os
 import sys
@@ -29,8 +33,9 @@ def snapshot():
         comm = raw[raw.index("(") + 1 : raw.rindex(")")]
         fields = raw[raw.rindex(")") + 2 :].split()
         ppid = int(fields[1])
-        cpu = sum(int(x) for x in fields[11:15]) / TICK
-        procs[int(name)] = (comm, ppid, cpu)
+        own = (int(fields[11]) + int(fields[12])) / TICK
+        reaped = (int(fields[13]) + int(fields[14])) / TICK
+        procs[int(name)] = (comm, ppid, own + reaped, own, reaped)
     return procs
 
 
@@ -45,24 +50,39 @@ def engines(pid):
     return "-"
 
 
+def under(pid, root):
+    try:
+        return os.readlink(f"/proc/{pid}/cwd").startswith(root)
+    except OSError:
+        return False
+
+
 def main():
+    root = os.getcwd()
     interval = float(sys.argv[1]) if len(sys.argv) > 1 else 1.0
     out = sys.stdout
     while True:
         now = time.time()
         procs = snapshot()
         children = {}
-        for pid, (_, ppid, _) in procs.items():
+        for pid, (_, ppid, *_) in procs.items():
             children.setdefault(ppid, []).append(pid)
-        for pid, (comm, _, _) in procs.items():
-            if not comm.endswith(".test"):
+        for pid, (comm, *_) in procs.items():
+            # go test runs a binary in its package's directory: only this
+            # checkout's tests count, not another checkout's on the machine.
+            if not comm.endswith(".test") or not under(pid, root):
                 continue
             total, stack = 0.0, [pid]
             while stack:
                 p = stack.pop()
                 total += procs[p][2]
                 stack.extend(children.get(p, ()))
-            out.write(f"{now:.1f} {engines(pid)} {comm} {pid} {total:.2f}\n")
+            # The binary itself (the provider served in-process and the
+            # test code), what it ran and reaped (terraform, tools), and
+            # the rest of its tree (the throwaway servers, sshd, ...).
+            own, reaped = procs[pid][3], procs[pid][4]
+            rest = total - own - reaped
+            out.write(f"{now:.1f} {engines(pid)} {comm} {pid} {total:.2f} {own:.2f} {reaped:.2f} {rest:.2f}\n")
         out.flush()
         time.sleep(interval)
 
