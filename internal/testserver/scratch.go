@@ -53,7 +53,7 @@ func isTmpfsWithRoom(dir string) bool {
 	if err := syscall.Statfs(dir, &st); err != nil {
 		return false
 	}
-	return int64(st.Type) == tmpfsMagic && st.Bavail*uint64(st.Bsize) >= scratchRoom
+	return st.Type == tmpfsMagic && st.Bavail*uint64(st.Bsize) >= scratchRoom
 }
 
 var rootTmpfsMu sync.Mutex
