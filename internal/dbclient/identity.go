@@ -187,7 +187,34 @@ func (id Identity) Strong() bool {
 
 // databaseQuery reads one database (name != "") or all of them, as the
 // columns DatabaseState scans: name, charset, collation, owner, marker.
-func (s *Server) databaseQuery(name string) string {
+func (s *Server) databaseQuery(name string) string { return s.databaseQueryMarks(name, ddl.MySQLMarksQuery) }
+
+// databaseQueryLedger is databaseQuery where a MySQL mark also counts when
+// the ledger records its DEFINER as a writer (ddl.MySQLMarksQueryLedger);
+// "" where the server keeps no ledger (MariaDB, PostgreSQL, MySQL before
+// 8.0.21). A read that finds no ledger falls back to databaseQuery
+// (withLedgerMarks).
+func (s *Server) databaseQueryLedger(name string) string {
+	if s.info.Flavor != ddl.FlavorMySQL || !s.usesLedger() {
+		return ""
+	}
+	return s.databaseQueryMarks(name, ddl.MySQLMarksQueryLedger)
+}
+
+// withLedgerMarks runs read with the ledger-aware database query when the
+// server may keep a ledger, and again with the plain one when it has none
+// (1049/1146): the marks of an admin decommissioned after a rotation still
+// count wherever the ledger records it (PROOFS.md).
+func (s *Server) withLedgerMarks(name string, read func(q string) error) error {
+	if q := s.databaseQueryLedger(name); q != "" {
+		if err := read(q); !ledgerMissing(err) {
+			return err
+		}
+	}
+	return read(s.databaseQuery(name))
+}
+
+func (s *Server) databaseQueryMarks(name, marks string) string {
 	var q string
 	switch s.info.Flavor {
 	case ddl.FlavorPostgres:
@@ -200,7 +227,7 @@ func (s *Server) databaseQuery(name string) string {
 		q = `SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, '', SCHEMA_COMMENT, FALSE FROM information_schema.SCHEMATA`
 	default: // MySQL 8 has no SCHEMA_COMMENT: the marker is the mark procedure's, one join for every database
 		q = `SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, '', COALESCE(m.mark, ''), FALSE ` +
-			`FROM information_schema.SCHEMATA s LEFT JOIN (` + ddl.MySQLMarksQuery + `) m ON m.ROUTINE_SCHEMA = s.SCHEMA_NAME`
+			`FROM information_schema.SCHEMATA s LEFT JOIN (` + marks + `) m ON m.ROUTINE_SCHEMA = s.SCHEMA_NAME`
 	}
 	if name != "" {
 		if s.foldsNames() {
@@ -530,7 +557,7 @@ func MismatchWhyFor(recorded Identity, v Verdict) string {
 func mismatchWhy(v Verdict) string {
 	switch v {
 	case Replaced:
-		return "A database of that name exists, but it is another one than this resource created or imported (it " +
+		return "A database of that name exists, but it is not the one this resource created or imported (it " +
 			"carries another tenantdb claim's mark, or on PostgreSQL another object id): it was dropped and re-created, " +
 			"or the address now leads to another server."
 	case OtherServer:
