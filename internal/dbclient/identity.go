@@ -187,7 +187,9 @@ func (id Identity) Strong() bool {
 
 // databaseQuery reads one database (name != "") or all of them, as the
 // columns DatabaseState scans: name, charset, collation, owner, marker.
-func (s *Server) databaseQuery(name string) string { return s.databaseQueryMarks(name, ddl.MySQLMarksQuery) }
+func (s *Server) databaseQuery(name string) string {
+	return s.databaseQueryMarks(name, ddl.MySQLMarksQuery)
+}
 
 // databaseQueryLedger is databaseQuery where a MySQL mark also counts when
 // the ledger records its DEFINER as a writer (ddl.MySQLMarksQueryLedger);

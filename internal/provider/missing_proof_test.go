@@ -38,7 +38,7 @@ func (s accServer) requireHolders(t *testing.T, db, when string, want ...string)
 // TestAccMissingProof_tenantDropsMark: a DBA grants 'backup'@'localhost'
 // and another tenant's owner SELECT on a tenant database, then the tenant
 // removes the database's mark (MySQL: DROP PROCEDURE tenantdb_mark_… as the
-// owner; MariaDB: ALTER DATABASE … COMMENT ''). The plan runs no SQL, warns
+// owner; MariaDB: ALTER DATABASE … with an empty COMMENT). The plan runs no SQL, warns
 // that the database is unproven (database, owner and grant) and plans no
 // change; the apply does not fail (no IdentityMismatch) and revokes
 // nothing: the owner's, the grantee's, backup's and the other tenant's
