@@ -6,8 +6,9 @@
     testacc-profile.py text JSONLOG      (the -v text inside a -json log)
 
 SAMPLES is scripts/testacc-sample.py's output for the same runs; each
-JSONLOG is one `go test -json` run's output, KINDS its
-TENANTDB_TEST_ENGINES (how the samples name its binaries). For every top-level test it
+JSONLOG is one `go test -json` run's output, KINDS the name the sampler
+gives its binaries (TENANTDB_TESTACC_JOB, else TENANTDB_TEST_ENGINES). For
+every top-level test it
 prints the wall time (go test's own Elapsed) and the CPU its test binary's
 process tree spent meanwhile (the binary, terraform, the throwaway servers:
 everything it started), then the totals per run and package. Tests of one

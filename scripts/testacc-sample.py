@@ -5,7 +5,7 @@
 Used by scripts/testacc-profile.sh (TESTING.md, "Where the time goes"):
 once a second, for each process named *.test, the sum of user+system time
 (live and reaped) over the process and all its descendants (terraform, the
-throwaway servers, sshd, ...), keyed by the binary's TENANTDB_TEST_ENGINES.
+throwaway servers, sshd, ...), keyed by the binary's run (TENANTDB_TESTACC_JOB, else TENANTDB_TEST_ENGINES).
 Prints "unix_time engines binary pid cpu_s own_s reaped_s rest_s" lines
 until killed: own is the binary's (the provider served in-process and the
 test code), reaped what it started and waited for (terraform, tools), rest
@@ -40,14 +40,17 @@ def snapshot():
 
 
 def engines(pid):
+    """The binary's run: TENANTDB_TESTACC_JOB (scripts/testacc.sh names
+    every run), else its TENANTDB_TEST_ENGINES."""
+    found = {}
     try:
         with open(f"/proc/{pid}/environ", "rb") as f:
             for kv in f.read().split(b"\0"):
-                if kv.startswith(b"TENANTDB_TEST_ENGINES="):
-                    return kv.split(b"=", 1)[1].decode() or "-"
+                k, _, v = kv.partition(b"=")
+                found[k] = v.decode()
     except OSError:
         pass
-    return "-"
+    return found.get(b"TENANTDB_TESTACC_JOB") or found.get(b"TENANTDB_TEST_ENGINES") or "-"
 
 
 def under(pid, root):
