@@ -32,6 +32,9 @@ type configError struct {
 	Kind string // "TLS", "DNS", "protocol", "SSH" or "SOCKS5"
 	Msg  string // what is wrong and what to change; no secrets
 	err  error  // the driver's error, for errors.As
+	// hostKey: a bastion host key its pins do not accept
+	// (IsHostKeyRefusal).
+	hostKey bool
 }
 
 func (e *configError) Error() string {

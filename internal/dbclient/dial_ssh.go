@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,16 +55,14 @@ type SSHBastion struct {
 	port               int
 	signer             ssh.Signer // nil: the agent
 	agentSocket        string
-	known              ssh.HostKeyCallback // nil: fingerprint only
-	fingerprint        string
+	pins               hostKeyPins
 	id                 string // pool and tunnel key, in memory only
 }
 
 // NewSSHBastion checks c: a usable key or an agent socket, and a pin.
 // Errors never quote the key or passphrase.
 func NewSSHBastion(c SSHBastionConfig) (*SSHBastion, error) {
-	b := &SSHBastion{host: c.Host, user: c.User, port: c.Port, server: c.Server, agentSocket: c.AgentSocket,
-		fingerprint: strings.TrimSpace(c.HostKeyFingerprint)}
+	b := &SSHBastion{host: c.Host, user: c.User, port: c.Port, server: c.Server, agentSocket: c.AgentSocket}
 	if b.port == 0 {
 		b.port = 22
 	}
@@ -93,22 +92,13 @@ func NewSSHBastion(c SSHBastionConfig) (*SSHBastion, error) {
 	case c.AgentSocket == "":
 		return nil, errors.New("an SSH bastion needs private_key or agent_socket")
 	}
-	if c.KnownHosts == "" && b.fingerprint == "" {
-		return nil, errors.New("an SSH bastion needs its host key pinned: known_hosts (lines as ssh-keyscan prints them) " +
-			"or host_key_fingerprint (\"SHA256:…\", as ssh-keygen -lf prints it); there is no insecure default")
+	pins, err := newHostKeyPins(c.KnownHosts, c.HostKeyFingerprint)
+	if err != nil {
+		return nil, err
 	}
-	if b.fingerprint != "" && !strings.HasPrefix(b.fingerprint, "SHA256:") {
-		return nil, fmt.Errorf("host_key_fingerprint %q is not a SHA256 fingerprint (\"SHA256:\" and base64, as ssh-keygen -lf prints it)", b.fingerprint)
-	}
-	if c.KnownHosts != "" {
-		known, err := knownHostsCallback(c.KnownHosts)
-		if err != nil {
-			return nil, err
-		}
-		b.known = known
-	}
+	b.pins = pins
 	h := sha256.New()
-	for _, part := range []string{c.Host, strconv.Itoa(b.port), c.User, c.PrivateKey, c.Passphrase, c.AgentSocket, c.KnownHosts, b.fingerprint} {
+	for _, part := range []string{c.Host, strconv.Itoa(b.port), c.User, c.PrivateKey, c.Passphrase, c.AgentSocket, c.KnownHosts, pins.fingerprint} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}
@@ -145,37 +135,6 @@ func (b *SSHBastion) GoString() string {
 	return "dbclient.SSHBastion(" + b.String() + ")"
 }
 
-// checkHostKey is the pin: the fingerprint when given, else known_hosts.
-func (b *SSHBastion) checkHostKey(hostname string, remote net.Addr, key ssh.PublicKey) error {
-	seen := ssh.FingerprintSHA256(key)
-	refuse := func(why string) error {
-		return &configError{Kind: "SSH", Msg: fmt.Sprintf("the bastion %s of server %q presented host key %s (%s), %s: "+
-			"if that key is the bastion's, pin it in the provider's ssh_bastions (host_key_fingerprint = %q, or its known_hosts "+
-			"line from ssh-keyscan); otherwise something else answers at that address", b.addr(), b.server, seen, key.Type(), why, seen)}
-	}
-	if b.fingerprint != "" {
-		if seen == b.fingerprint {
-			return nil
-		}
-		return refuse("not the pinned " + b.fingerprint)
-	}
-	err := b.known(hostname, remote, key)
-	if err == nil {
-		return nil
-	}
-	var ke *knownhosts.KeyError
-	var re *knownhosts.RevokedError
-	switch {
-	case errors.As(err, &re):
-		return refuse("which known_hosts marks @revoked")
-	case errors.As(err, &ke) && len(ke.Want) > 0:
-		return refuse("which does not match the key known_hosts pins for it (the host key changed)")
-	case errors.As(err, &ke):
-		return refuse("and known_hosts has no key for that host (an unknown host key)")
-	}
-	return refuse("which known_hosts does not accept: " + err.Error())
-}
-
 // tunnels holds one SSH connection per bastion (by id) for the process.
 var tunnels struct {
 	sync.Mutex
@@ -187,6 +146,8 @@ type tunnel struct {
 	mu     sync.Mutex
 	client *ssh.Client
 	dead   chan struct{} // closed when client's connection ends
+	// hostKey is the pinned key client's bastion presented.
+	hostKey ssh.PublicKey
 }
 
 func tunnelFor(b *SSHBastion) *tunnel {
@@ -247,11 +208,52 @@ func (t *tunnel) connected(ctx context.Context) (*ssh.Client, error) {
 		defer ag.Close() // signing ends with the handshake
 		auth = append(auth, ssh.PublicKeysCallback(agent.NewClient(ag).Signers))
 	}
-	cfg := &ssh.ClientConfig{User: b.user, Auth: auth, HostKeyCallback: b.checkHostKey, Timeout: sshHandshakeTimeout}
+	// One handshake per key type of the bastion's until it presents a
+	// pinned key (ssh_host_pins.go): the key types offered shrink by the
+	// one each refused key was of.
+	keyTypes := b.pins.keyTypes
+	var presented []string
+	for {
+		var refusal *hostKeyRefusal
+		var key ssh.PublicKey
+		cfg := &ssh.ClientConfig{User: b.user, Auth: auth, Timeout: sshHandshakeTimeout, HostKeyAlgorithms: algorithms(keyTypes),
+			HostKeyCallback: func(hostname string, remote net.Addr, k ssh.PublicKey) error {
+				key = k
+				return b.pins.check(b, hostname, remote, k)
+			}}
+		conn, c, chans, reqs, err := b.handshake(ctx, cfg)
+		switch {
+		case err == nil:
+			_ = conn.SetDeadline(time.Time{})
+			t.client, t.hostKey = ssh.NewClient(c, chans, reqs), key
+			dead := make(chan struct{})
+			t.dead = dead
+			go func(cl *ssh.Client) { _ = cl.Wait(); close(dead) }(t.client)
+			return t.client, nil
+		case errors.As(err, &refusal) && refusal.retry && key != nil:
+			presented = append(presented, refusal.presented)
+			keyTypes = slices.DeleteFunc(slices.Clone(keyTypes), func(kt string) bool { return kt == keyTypeOf(key) })
+			if len(keyTypes) == 0 {
+				return nil, b.pins.noneMatched(b, presented)
+			}
+		case errors.As(err, &refusal):
+			return nil, refusal.refusal()
+		case strings.Contains(err.Error(), "no common algorithm for host key"):
+			// The bastion has no key of the types left to try.
+			return nil, b.pins.noneMatched(b, presented)
+		default:
+			return nil, err
+		}
+	}
+}
+
+// handshake dials the bastion and runs one SSH handshake with cfg; the
+// connection is closed unless it succeeds.
+func (b *SSHBastion) handshake(ctx context.Context, cfg *ssh.ClientConfig) (net.Conn, ssh.Conn, <-chan ssh.NewChannel, <-chan *ssh.Request, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", b.addr())
 	if err != nil {
-		return nil, fmt.Errorf("the SSH bastion %s of server %q: %w", b.addr(), b.server, err)
+		return nil, nil, nil, nil, fmt.Errorf("the SSH bastion %s of server %q: %w", b.addr(), b.server, err)
 	}
 	deadline, ok := ctx.Deadline()
 	if !ok {
@@ -259,30 +261,29 @@ func (t *tunnel) connected(ctx context.Context) (*ssh.Client, error) {
 	}
 	_ = conn.SetDeadline(deadline)
 	c, chans, reqs, err := ssh.NewClientConn(conn, b.addr(), cfg)
-	if err != nil {
-		conn.Close()
-		var ce *configError
-		if errors.As(err, &ce) {
-			return nil, ce
-		}
-		if strings.Contains(err.Error(), "unable to authenticate") && b.signer == nil {
-			return nil, &configError{Kind: "SSH", Msg: fmt.Sprintf("the bastion %s refused user %q with every key of the ssh-agent "+
-				"at %s (the agent_socket of the provider's ssh_bastions[%q]): add the user's key to that agent (ssh-add; "+
-				"ssh-add -l lists what it holds) and its public key to that user's authorized_keys on the bastion",
-				b.addr(), b.user, b.agentSocket, b.server)}
-		}
-		if strings.Contains(err.Error(), "unable to authenticate") {
-			return nil, &configError{Kind: "SSH", Msg: fmt.Sprintf("the bastion %s refused user %q with the key of the provider's "+
-				"ssh_bastions[%q]: add its public key to that user's authorized_keys on the bastion", b.addr(), b.user, b.server)}
-		}
-		return nil, fmt.Errorf("the SSH bastion %s of server %q: %w", b.addr(), b.server, err)
+	if err == nil {
+		return conn, c, chans, reqs, nil
 	}
-	_ = conn.SetDeadline(time.Time{})
-	t.client = ssh.NewClient(c, chans, reqs)
-	dead := make(chan struct{})
-	t.dead = dead
-	go func(cl *ssh.Client) { _ = cl.Wait(); close(dead) }(t.client)
-	return t.client, nil
+	conn.Close()
+	var refusal *hostKeyRefusal
+	if errors.As(err, &refusal) {
+		return nil, nil, nil, nil, refusal
+	}
+	var ce *configError
+	if errors.As(err, &ce) {
+		return nil, nil, nil, nil, ce
+	}
+	if strings.Contains(err.Error(), "unable to authenticate") && b.signer == nil {
+		return nil, nil, nil, nil, &configError{Kind: "SSH", Msg: fmt.Sprintf("the bastion %s refused user %q with every key of the ssh-agent "+
+			"at %s (the agent_socket of the provider's ssh_bastions[%q]): add the user's key to that agent (ssh-add; "+
+			"ssh-add -l lists what it holds) and its public key to that user's authorized_keys on the bastion",
+			b.addr(), b.user, b.agentSocket, b.server)}
+	}
+	if strings.Contains(err.Error(), "unable to authenticate") {
+		return nil, nil, nil, nil, &configError{Kind: "SSH", Msg: fmt.Sprintf("the bastion %s refused user %q with the key of the provider's "+
+			"ssh_bastions[%q]: add its public key to that user's authorized_keys on the bastion", b.addr(), b.user, b.server)}
+	}
+	return nil, nil, nil, nil, fmt.Errorf("the SSH bastion %s of server %q: %w", b.addr(), b.server, err)
 }
 
 // forget drops client if it is still the tunnel's, so the next dial

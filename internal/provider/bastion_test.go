@@ -102,7 +102,7 @@ func TestAccSSHBastion_tenant(t *testing.T) {
 			useKey(d.ClientKeyPEM)
 			other := testserver.StartSSHD(t) // another host key, for the wrong pins
 			refused("a pinned fingerprint that is not the bastion's", fmt.Sprintf("host_key_fingerprint = %q", other.HostKeyFingerprint),
-				d.HostKeyFingerprint, "not the pinned "+other.HostKeyFingerprint)
+				d.HostKeyFingerprint, "none of the pinned keys (host_key_fingerprint "+other.HostKeyFingerprint, "not the pinned "+other.HostKeyFingerprint)
 			refused("known_hosts without the bastion's key", fmt.Sprintf("known_hosts = %q", other.KnownHosts),
 				d.HostKeyFingerprint, "unknown host key")
 			unauthorised, _ := testserver.NewSSHKey(t)

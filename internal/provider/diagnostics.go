@@ -77,6 +77,7 @@ func addImmutableAttributeError(diags *diag.Diagnostics, p path.Path, what, obje
 // and users match on them.
 const (
 	summaryRefresh          = "Could not refresh: kept as last read"
+	summaryBastionUnproven  = "SSH bastion host key not proven"
 	summaryImportNotFound   = "Cannot import: not found on the server"
 	summaryLoginNotDropped  = "Login was not dropped: it is not the recorded one"
 	summaryGrantNotRevoked  = "Grant not revoked: its database or principal is not the recorded one"
@@ -105,7 +106,15 @@ const (
 
 // addRefreshWarning: Read could not reach the server (or has no password
 // for it); what state says is kept, never dropped.
+//
+// A bastion whose host key its pins do not accept is the one exception: an
+// identity not proven is an error at plan and refresh as at apply, so a
+// changed bastion never passes as "No changes" in a drift check.
 func addRefreshWarning(diags *diag.Diagnostics, object, kept string, err error) {
+	if dbclient.IsHostKeyRefusal(err) {
+		diags.AddError(summaryBastionUnproven, fmt.Sprintf("%s: %v\n\nNothing was read or changed; state is kept as last read.", object, err))
+		return
+	}
 	diags.AddWarning(summaryRefresh, fmt.Sprintf("%s: %s\n\n%v", object, kept, err))
 }
 

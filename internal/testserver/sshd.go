@@ -32,6 +32,9 @@ type SSHD struct {
 	HostKeyFingerprint, KnownHosts string
 	// ClientKeyPEM is the authorised user key (OpenSSH PEM).
 	ClientKeyPEM string
+	// HostKeys are its host keys, the ed25519 one first (the ecdsa and
+	// rsa ones with SSHDAllHostKeyTypes).
+	HostKeys []SSHHostKey
 
 	dir, conf string
 	hostsFile string // "": sshd resolves names as this machine does (SSHDResolves)
@@ -80,7 +83,7 @@ func launchSSHD(dir string, o sshdOptions) (*SSHD, error) {
 		return nil, err
 	}
 	d := &SSHD{User: u.Username, dir: dir}
-	_, hostKey, err := ed25519.GenerateKey(rand.Reader)
+	_, hostKey, err := ed25519Key()
 	if err != nil {
 		return nil, err
 	}
@@ -124,9 +127,28 @@ func launchSSHD(dir string, o sshdOptions) (*SSHD, error) {
 	}
 	d.HostKeyFingerprint = ssh.FingerprintSHA256(hostSigner.PublicKey())
 	d.KnownHosts = "[127.0.0.1]:" + strconv.Itoa(d.Port) + " " + string(ssh.MarshalAuthorizedKey(hostSigner.PublicKey()))
+	d.HostKeys = []SSHHostKey{hostKeyEntry(d.Port, hostSigner.PublicKey())}
+	hostKeyLines := []string{"HostKey " + hostKeyFile}
+	if o.allKeyTypes {
+		lines, keys, err := extraHostKeys(d.dir)
+		if err != nil {
+			return nil, err
+		}
+		hostKeyLines = append(hostKeyLines, lines...)
+		for _, k := range keys {
+			d.HostKeys = append(d.HostKeys, hostKeyEntry(d.Port, k))
+		}
+	}
+	if o.cert != nil {
+		line, err := writeHostCert(d.dir, hostSigner.PublicKey(), o.cert)
+		if err != nil {
+			return nil, err
+		}
+		hostKeyLines = append(hostKeyLines, line)
+	}
 	d.conf, err = write("sshd_config", []byte(fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
-HostKey %s
+%s
 PidFile none
 AuthorizedKeysFile %s
 StrictModes no
@@ -141,7 +163,7 @@ X11Forwarding no
 PermitTTY no
 MaxStartups 100
 LogLevel VERBOSE
-`, d.Port, hostKeyFile, authorized)))
+`, d.Port, strings.Join(hostKeyLines, "\n"), authorized)))
 	if err != nil {
 		return nil, err
 	}
@@ -162,8 +184,13 @@ func NewSSHKey(t testing.TB) (privatePEM, authorizedLine string) {
 	return privatePEM, authorizedLine
 }
 
+// ed25519Key is a new ed25519 key pair.
+func ed25519Key() (ed25519.PublicKey, ed25519.PrivateKey, error) {
+	return ed25519.GenerateKey(rand.Reader)
+}
+
 func newSSHKey() (privatePEM, authorizedLine string, err error) {
-	pub, key, err := ed25519.GenerateKey(rand.Reader)
+	pub, key, err := ed25519Key()
 	if err != nil {
 		return "", "", err
 	}

@@ -23,7 +23,9 @@ const BastionOnlyHost = "db.bastion-only.invalid"
 type SSHDOption func(*sshdOptions)
 
 type sshdOptions struct {
-	hosts map[string]string // name -> address, in sshd's own /etc/hosts
+	hosts       map[string]string // name -> address, in sshd's own /etc/hosts
+	allKeyTypes bool              // ecdsa and rsa host keys too (SSHDAllHostKeyTypes)
+	cert        *hostCert         // a host certificate (SSHDHostCertificate)
 }
 
 // SSHDResolves makes sshd (and so every channel it opens to a host name)
