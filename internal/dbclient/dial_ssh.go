@@ -229,6 +229,7 @@ func (t *tunnel) connected(ctx context.Context) (*ssh.Client, error) {
 			dead := make(chan struct{})
 			t.dead = dead
 			go func(cl *ssh.Client) { _ = cl.Wait(); close(dead) }(t.client)
+			go keepAlive(t.client, dead)
 			return t.client, nil
 		case errors.As(err, &refusal) && refusal.retry && key != nil:
 			presented = append(presented, refusal.presented)
@@ -310,10 +311,19 @@ func (t *tunnel) dial(ctx context.Context, addr string) (net.Conn, error) {
 			return withDeadlines(ch, addr), nil
 		}
 		var refused *ssh.OpenChannelError
-		if errors.As(err, &refused) || ctx.Err() != nil {
+		if errors.As(err, &refused) {
 			// The bastion is up and answered: the database address is
-			// what failed (or the operation was cancelled).
+			// what failed.
 			return nil, fmt.Errorf("through the SSH bastion %s: %w", t.b.addr(), err)
+		}
+		if ctx.Err() != nil {
+			// No answer to the channel open before the deadline: the
+			// link may be dead (NAT state lost, the session stopped), so
+			// the next connection dials the bastion again rather than
+			// wait on this one (a live link costs one handshake).
+			t.forget(client)
+			return nil, fmt.Errorf("the SSH bastion %s of server %q did not open a channel to %s in time (%w): the bastion "+
+				"or its link stopped answering", t.b.addr(), t.b.server, addr, ctx.Err())
 		}
 		t.forget(client)
 		if attempt == 1 {

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"golang.org/x/crypto/ssh"
@@ -280,6 +281,31 @@ func (d *SSHD) Stop() error {
 	err := stopTree(d.cmd, d.exited)
 	d.cmd = nil
 	return err
+}
+
+// FreezeSessions stops (SIGSTOP) every session sshd serves now, as when a
+// bastion's link goes silent (NAT state lost, the session's process
+// stopped): the connections stay open and nothing answers on them, while
+// new connections are served. They are thawed when the test ends.
+func (d *SSHD) FreezeSessions(t testing.TB) {
+	t.Helper()
+	d.mu.Lock()
+	var pids []int
+	if d.cmd != nil {
+		pids = descendants(d.cmd.Process.Pid)
+	}
+	d.mu.Unlock()
+	if len(pids) == 0 {
+		t.Fatal("sshd serves no session to freeze")
+	}
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGSTOP)
+	}
+	t.Cleanup(func() {
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+		}
+	})
 }
 
 // Log is what sshd wrote so far.
