@@ -11,8 +11,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	pschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -37,9 +39,11 @@ func sshBastionAttribute() rschema.SingleNestedAttribute {
 		MarkdownDescription: "An SSH jump host the admin's connections go through (like `ssh -J`): every connection to " +
 			"the database is a channel of one SSH connection per server, and the bastion resolves `host` (a private " +
 			"name is fine). The key and the pinned host key are the provider's `ssh_bastions` entry for this server's " +
-			"name. Part of `ref`, so destroy and import go through the bastion too.",
+			"name. Part of `ref`, so destroy and import go through the bastion too. Not together with `socks5_proxy`.",
+		Validators: []validator.Object{objectvalidator.ConflictsWith(path.MatchRoot("socks5_proxy"))},
 		Attributes: map[string]rschema.Attribute{
-			"host": rschema.StringAttribute{Required: true, MarkdownDescription: "The bastion's host name or IP address (" + hostDescription + ")"},
+			"host": rschema.StringAttribute{Required: true, MarkdownDescription: "The bastion's host name or IP address (" + hostDescription + ")",
+				Validators: []validator.String{hostValidator{}}},
 			"port": rschema.Int64Attribute{Optional: true, MarkdownDescription: "The bastion's SSH port (default 22).",
 				Validators: []validator.Int64{int64validator.Between(1, 65535)}},
 			"user": rschema.StringAttribute{Required: true, MarkdownDescription: "The user to log in to the bastion as."},

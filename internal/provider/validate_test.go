@@ -52,6 +52,13 @@ resource "tenantdb_tenant_database" "t" {
 		{"bad collation", db("mysql", "acme", `collation = "x'y"`), `InvalidIdentifier`},
 		{"bad deletion policy", db("mysql", "acme", `deletion_policy = "drop"`), `deletion_policy`},
 		{"bad server name", strings.Replace(server("mysql"), `"offline"`, `"Bad Name"`, 1), `InvalidIdentifier`},
+		// The server resource refuses at plan what its apply would: a
+		// bastion host in brackets, a bastion and a proxy together.
+		{"bastion host in brackets", strings.Replace(server("mysql"), `  username = "tenantdb_admin"`,
+			"  username = \"tenantdb_admin\"\n  ssh_bastion = {\n    host = \"[127.0.0.1]\"\n    user = \"jump\"\n  }", 1), `InvalidIdentifier`},
+		{"bastion and proxy", strings.Replace(server("postgres"), `  username = "tenantdb_admin"`,
+			"  username = \"tenantdb_admin\"\n  socks5_proxy = \"socks5://127.0.0.1:1080\"\n  ssh_bastion = {\n    host = \"127.0.0.1\"\n    user = \"jump\"\n  }", 1),
+			`(?s)socks5_proxy.*ssh_bastion|(?s)ssh_bastion.*socks5_proxy`},
 		{"bad engine", server("oracle"), `engine`},
 		{"mariadb engine", server("mariadb"), `MariaDB uses engine`},
 		{"postgresql engine", server("postgresql"), `PostgreSQL uses engine`},
