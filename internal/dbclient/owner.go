@@ -250,7 +250,7 @@ func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Userna
 }
 
 // checkOwnerConflict refuses a second owner. PostgreSQL: the database is
-// owned by someone other than the admin. MySQL/MariaDB have no database
+// owned by someone other than the admin or its keeper. MySQL/MariaDB have no database
 // owner: an owner is an account other than the admin that holds privileges
 // on it and carries its owner mark (owner_mark_limit.go); a grantee holding
 // ALL PRIVILEGES is not one.
@@ -263,8 +263,8 @@ func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, us
 		if d == nil {
 			return fmt.Errorf("%s: database %q does not exist: create it first (tenantdb_tenant_database)", s.spec.describe(), db)
 		}
-		if d.Owner == s.spec.Username || d.Owner == user.String() {
-			return nil
+		if d.Owner == s.spec.Username || d.Owner == user.String() || ddl.IsKeeperOf(db, d.Owner) {
+			return nil // the admin, or db's keeper, holds a retained database for its next owner
 		}
 		if rotated, err := s.finishedRotationOwner(ctx, db, d.Owner); err != nil || rotated != nil {
 			if err == nil {
@@ -360,6 +360,9 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		create := ddl.CreateMarkedOwner(s.dialect(), db, user, pw, privs, claim)
 		plan, err := s.withAdminDefaultsHandedTo(ctx, db, user, create)
 		if err != nil {
+			return err
+		}
+		if plan, err = s.withKeeperHandedTo(ctx, db, user, plan); err != nil {
 			return err
 		}
 		// PostgreSQL: one transaction, so a failure leaves no login.
@@ -569,7 +572,11 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 			if err := s.requireAdministers(ctx, user); err != nil {
 				return err
 			}
-			return s.exec(ctx, ddl.MakeDatabaseOwner(db, user))
+			plan, err := s.withKeeperHandedTo(ctx, db, user, ddl.MakeDatabaseOwner(db, user))
+			if err != nil {
+				return err
+			}
+			return s.exec(ctx, ddl.InOneTransaction(s.dialect(), plan))
 		}
 		return s.syncPrivileges(ctx, db, user, privs)
 	})

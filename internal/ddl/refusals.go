@@ -240,7 +240,7 @@ func ErrLoginStillHeld(server string, user Username, detail string, cause error)
 	return fmt.Errorf("server %q: login %q cannot be dropped yet: %w\n\nPostgreSQL lists what still depends on it:\n%s\n\n"+
 		"In each database named there, connected as its owner (or a superuser), run REVOKE ALL ON <object> FROM %s; "+
 		"(or DROP OWNED BY %s; where the login owns nothing), then apply again. Its tenant's tables were already "+
-		"reassigned to the admin", server, user.s, cause, detail, pgIdent(user.s), pgIdent(user.s))
+		"handed to the database's keeper role", server, user.s, cause, detail, pgIdent(user.s), pgIdent(user.s))
 }
 
 // ErrHostOnPostgres refuses a host on a PostgreSQL owner or grant: roles
