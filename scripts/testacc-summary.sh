@@ -9,12 +9,15 @@ summarize() {
 	shift
 	grep -E '^(ok\s|FAIL|panic:|--- FAIL:)' "$log" || true
 	for pair in "$@"; do
-		local family=${pair%%=*} kind=${pair#*=} pass fail skip
+		local family=${pair%%=*} kind=${pair#*=} pass fail skip secs
 		pass=$(grep -cE "^\s*--- PASS: Test[^/ ]+/$family " "$log" || true)
 		fail=$(grep -cE "^\s*--- FAIL: Test[^/ ]+/$family " "$log" || true)
 		skip=$(grep -cE "^\s*--- SKIP: Test[^/ ]+/$family " "$log" || true)
 		if [ $((pass + fail + skip)) -gt 0 ]; then
-			echo "testacc: subtests run on $kind: $pass passed, $fail failed, $skip skipped"
+			# Their wall time, summed from go test's "(12.34s)": how long
+			# the kind took inside its run, for the trend from run to run.
+			secs=$(grep -E "^\s*--- (PASS|FAIL|SKIP): Test[^/ ]+/$family " "$log" | sed -nE 's/.*\(([0-9.]+)s\)$/\1/p' | awk '{ s += $1 } END { printf "%d", s }')
+			echo "testacc: subtests run on $kind: $pass passed, $fail failed, $skip skipped, $secs s"
 		fi
 	done
 	if grep -qE '^(FAIL|panic:)' "$log"; then

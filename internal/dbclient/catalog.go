@@ -63,13 +63,15 @@ func (s *Server) catalogDatabase(ctx context.Context, name ddl.DatabaseName) (*D
 
 func (s *Server) loadCatalog(ctx context.Context) (map[string]DatabaseState, error) {
 	out := map[string]DatabaseState{}
-	err := s.queryEach(ctx, s.databaseQuery(""), func() { clear(out) }, func(rows *sql.Rows) error {
-		var st DatabaseState
-		if err := rows.Scan(&st.Name, &st.Charset, &st.Collation, &st.Owner, &st.Marker, &st.Invalid); err != nil {
-			return err
-		}
-		out[s.lookupKey(st.Name)] = st
-		return nil
+	err := s.withLedgerMarks("", func(q string) error {
+		return s.queryEach(ctx, q, func() { clear(out) }, func(rows *sql.Rows) error {
+			var st DatabaseState
+			if err := rows.Scan(&st.Name, &st.Charset, &st.Collation, &st.Owner, &st.Marker, &st.Invalid); err != nil {
+				return err
+			}
+			out[s.lookupKey(st.Name)] = st
+			return nil
+		})
 	})
 	return out, err
 }

@@ -22,7 +22,8 @@ import (
 type accountsSnapshot struct {
 	loginsAt time.Time
 	logins   map[string]string        // login (ddl.AccountKey: name, or name@host on MySQL/MariaDB) → LoginIdentity's raw value
-	marks    map[string]ddl.OwnerMark // PostgreSQL, MySQL 8.0.21+: login → its owner mark, for logins that carry one
+	marks    map[string]ddl.OwnerMark // PostgreSQL, MySQL 8.0.21+, MariaDB: login → its owner mark, for logins that carry one
+	claims   map[string]string        // MariaDB: login → the claim of its proven ledger row (MySQL's is its identity value)
 	hints    map[string]bool          // MySQL 8.0.21+: logins whose identity value is an ATTRIBUTE the ledger does not back
 
 	grantsAt time.Time
@@ -48,11 +49,11 @@ func (s *Server) snapshotLoginValue(ctx context.Context, user ddl.Username) (str
 	defer c.mu.Unlock()
 	a := &c.accounts
 	if a.logins == nil || time.Since(a.loginsAt) > catalogTTL {
-		logins, marks, hints, err := s.loadLogins(ctx)
+		l, err := s.loadLogins(ctx)
 		if err != nil {
 			return "", false, s.readError("read the logins", err)
 		}
-		a.logins, a.marks, a.hints, a.loginsAt = logins, marks, hints, time.Now()
+		a.logins, a.marks, a.hints, a.claims, a.loginsAt = l.values, l.marks, l.hints, l.claims, time.Now()
 	}
 	v, found := a.logins[user.Account()]
 	return v, found, nil
@@ -67,6 +68,15 @@ func (s *Server) snapshotHint(user ddl.Username) bool {
 	return c.accounts.hints[user.Account()]
 }
 
+// snapshotClaim is the claim of user's proven ledger row (MariaDB; ""
+// for none); read after snapshotLoginValue.
+func (s *Server) snapshotClaim(user ddl.Username) string {
+	c := &s.catalog
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.accounts.claims[user.Account()]
+}
+
 // snapshotMarks returns the logins snapshot's owner marks and identity
 // values (PostgreSQL; loaded by snapshotLoginValue, read-only after).
 func (s *Server) snapshotMarks() (marks map[string]ddl.OwnerMark, logins map[string]string) {
@@ -76,7 +86,16 @@ func (s *Server) snapshotMarks() (marks map[string]ddl.OwnerMark, logins map[str
 	return c.accounts.marks, c.accounts.logins
 }
 
-func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]ddl.OwnerMark, map[string]bool, error) {
+// loginsRead is what loadLogins reads: every login's identity value, and
+// the owner marks, hints and ledger claims beside them (accountsSnapshot).
+type loginsRead struct {
+	values map[string]string
+	marks  map[string]ddl.OwnerMark
+	hints  map[string]bool
+	claims map[string]string
+}
+
+func (s *Server) loadLogins(ctx context.Context) (loginsRead, error) {
 	var q string
 	switch {
 	case s.info.Flavor == ddl.FlavorPostgres:
@@ -84,7 +103,10 @@ func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]
 		// ddl.OwnerMark): the refresh finds half-made rotations with it.
 		q = `SELECT rolname, oid::text, COALESCE(shobj_description(oid, 'pg_authid'), '') FROM pg_roles`
 	case s.info.Flavor == ddl.FlavorMariaDB:
-		q = `SELECT User, Host, COALESCE(JSON_VALUE(Priv, '$.password_last_changed'), '') FROM mysql.global_priv`
+		// The per-hour update limit corroborates the ledger's rows
+		// (ledger_mysql.go); only these JSON fields leave the server.
+		q = `SELECT User, Host, COALESCE(JSON_VALUE(Priv, '$.password_last_changed'), ''), '', ` +
+			`COALESCE(JSON_VALUE(Priv, '$.max_updates'), '0') FROM mysql.global_priv`
 	case ddl.StoresLoginMark(s.info):
 		// The ledger holds the owner marks; the login's ATTRIBUTE is a
 		// hint beside it (ledger_mysql.go).
@@ -94,10 +116,10 @@ func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]
 	}
 	ledger, err := s.loadLedgerLogins(ctx)
 	if err != nil {
-		return nil, nil, nil, err
+		return loginsRead{}, err
 	}
-	out, marks, hints := map[string]string{}, map[string]ddl.OwnerMark{}, map[string]bool{}
-	err = s.queryEach(ctx, q, func() { clear(out); clear(marks); clear(hints) }, func(rows *sql.Rows) error {
+	r := loginsRead{values: map[string]string{}, marks: map[string]ddl.OwnerMark{}, hints: map[string]bool{}, claims: map[string]string{}}
+	err = s.queryEach(ctx, q, func() { clear(r.values); clear(r.marks); clear(r.hints); clear(r.claims) }, func(rows *sql.Rows) error {
 		// Every host's accounts, keyed by ddl.AccountKey: 'u'@'10.%' is
 		// another login than 'u'@'%' (issue 46).
 		var name, host, v, comment string
@@ -106,7 +128,7 @@ func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]
 		if s.info.Flavor != ddl.FlavorPostgres {
 			dest = []any{&name, &host, &v}
 		}
-		marked := s.info.Flavor == ddl.FlavorPostgres || ddl.StoresLoginMark(s.info)
+		marked := s.info.Flavor == ddl.FlavorPostgres || s.usesLedger()
 		if marked {
 			dest = append(dest, &comment)
 		}
@@ -118,20 +140,27 @@ func (s *Server) loadLogins(ctx context.Context) (map[string]string, map[string]
 		}
 		name = ddl.AccountKey(name, host)
 		if s.usesLedger() {
-			rows, tr := ledger[name], loginTrace{attr: comment, limit: limit}
-			out[name], hints[name] = loginValueOf(rows, v, tr)
-			if m, ok := s.ledgerMark(rows, tr); ok {
-				marks[name] = m
+			rows, tr := ledger[name], loginTrace{attr: comment, limit: limit, noAttribute: s.info.Flavor == ddl.FlavorMariaDB}
+			r.values[name] = v
+			if ddl.StoresLoginMark(s.info) {
+				// MySQL: the proven claim is the identity value.
+				r.values[name], r.hints[name] = loginValueOf(rows, v, tr)
+			}
+			if row, ok := provenOf(rows, tr); ok {
+				r.claims[name] = row.Claim
+				if m, ok := row.OwnerMark(s.spec.Engine); ok {
+					r.marks[name] = m
+				}
 			}
 			return nil
 		}
-		out[name] = v
+		r.values[name] = v
 		if m, ok := parseLoginMark(s.info, comment); marked && ok {
-			marks[name] = m
+			r.marks[name] = m
 		}
 		return nil
 	})
-	return out, marks, hints, err
+	return r, err
 }
 
 // snapshotGrantRow serves one mysql.db row's values from the snapshot;

@@ -119,6 +119,9 @@ func (s *Server) loginLocked(ctx context.Context, user ddl.Username) (found, loc
 // existing unlocked login returns nil: it is any existing login, for the
 // caller's usual checks (finishHalfMade).
 func (s *Server) definerNameRefusal(ctx context.Context, db ddl.DatabaseName, user ddl.Username) error {
+	if s.info.Flavor != ddl.FlavorMySQL {
+		return nil // MariaDB drops definers: it keeps none (and has no account_locked)
+	}
 	found, locked, err := s.loginLocked(ctx, user)
 	if err != nil || (found && !locked) {
 		return err

@@ -25,8 +25,8 @@ import (
 // fromRole is the OID (MySQL: the claim mark) of the login a rotation
 // takes over from ("" for a create).
 func (s *Server) ownerMark(ctx context.Context, db ddl.DatabaseName, fromRole string) (ddl.OwnerMark, error) {
-	if ddl.StoresLoginMark(s.info) {
-		// MySQL names the database by name (owner_mark_mysql.go).
+	if s.usesLedger() {
+		// MySQL and MariaDB name the database by name (the ledger row).
 		return ddl.OwnerMark{Database: db, FromRole: fromRole}, nil
 	}
 	if s.info.Flavor != ddl.FlavorPostgres {
@@ -51,7 +51,7 @@ func (s *Server) ownerMark(ctx context.Context, db ddl.DatabaseName, fromRole st
 // roleMark reads the mark on a PostgreSQL or MySQL 8.0.21+ login; ok is
 // false when it has none (or does not exist).
 func (s *Server) roleMark(ctx context.Context, user string) (mark ddl.OwnerMark, ok bool, err error) {
-	if ddl.StoresLoginMark(s.info) {
+	if s.usesLedger() {
 		// A name tenantdb does not accept is no login tenantdb made: no mark.
 		if u, uerr := ddl.NewUsername(s.spec.Engine, user); uerr == nil {
 			return s.mysqlLoginMark(ctx, u)
@@ -77,7 +77,7 @@ func (s *Server) roleMark(ctx context.Context, user string) (mark ddl.OwnerMark,
 
 // loginMark is roleMark of a login, at its host on MySQL.
 func (s *Server) loginMark(ctx context.Context, user ddl.Username) (ddl.OwnerMark, bool, error) {
-	if ddl.StoresLoginMark(s.info) {
+	if s.usesLedger() {
 		return s.mysqlLoginMark(ctx, user)
 	}
 	return s.roleMark(ctx, user.String())
@@ -104,7 +104,7 @@ func (s *Server) finishHalfMade(ctx context.Context, user ddl.Username, want ddl
 	}
 	// A PostgreSQL mark names the database's identity too; a MySQL one
 	// its name only (DBIdentity "").
-	sameDB := ok && (want.DBIdentity != "" || ddl.StoresLoginMark(s.info)) && got.Database == want.Database &&
+	sameDB := ok && (want.DBIdentity != "" || s.usesLedger()) && got.Database == want.Database &&
 		got.DBIdentity == want.DBIdentity
 	ours := sameDB && ((!got.Finished && got.FromRole == want.FromRole) || (rotatedFrom != "" && got.FromRole == rotatedFrom))
 	switch {
@@ -154,12 +154,26 @@ func (s *Server) rotatedFrom(ctx context.Context, recorded Identity) (string, er
 		return "", err
 	}
 	if s.info.Flavor != ddl.FlavorPostgres {
-		return mysqlClaimOf(recorded, sid), nil // MySQL: the login's claim mark
+		return mysqlClaimOf(recorded, sid), nil // MySQL: the login's claim mark (MariaDB: rotatedFromLogin)
 	}
 	if !strings.HasPrefix(string(recorded), "pg:"+sid+":") {
 		return "", nil
 	}
 	return roleOID(recorded), nil
+}
+
+// rotatedFromLogin is rotatedFrom for the login user of db, recorded as
+// recorded. A MariaDB login's identity is the time its password was set,
+// not a claim: there the claim comes from the ledger's newest row that
+// records user as db's owner (ledgerClaimOn).
+func (s *Server) rotatedFromLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (string, error) {
+	if s.info.Flavor == ddl.FlavorMariaDB {
+		if recorded == "" {
+			return "", nil
+		}
+		return s.ledgerClaimOn(ctx, db, user)
+	}
+	return s.rotatedFrom(ctx, recorded)
 }
 
 // rotationFinished: got is the mark of a login a rotation made, and the
@@ -224,15 +238,18 @@ func (s *Server) loginsMarkedFrom(ctx context.Context, db ddl.DatabaseName, dbID
 	if err != nil {
 		return nil, err
 	}
-	kind := "mysql-login:"
-	if s.info.Flavor == ddl.FlavorPostgres {
-		kind = "pg:"
+	kind := "mysql-login:" + sid + ":"
+	switch s.info.Flavor {
+	case ddl.FlavorPostgres:
+		kind = "pg:" + sid + ":"
+	case ddl.FlavorMariaDB:
+		kind = "mariadb-login:" // as loginIdentityHint
 	}
 	var out []HalfMadeLogin
 	marks, logins := s.snapshotMarks()
 	for name, m := range marks {
 		if m.Database == db && m.DBIdentity == dbID && m.FromRole == from && name != except {
-			out = append(out, HalfMadeLogin{Name: name, Identity: Identity(kind + sid + ":" + logins[name])})
+			out = append(out, HalfMadeLogin{Name: name, Identity: Identity(kind + logins[name])})
 		}
 	}
 	slices.SortFunc(out, func(a, b HalfMadeLogin) int { return strings.Compare(a.Name, b.Name) })
@@ -281,9 +298,10 @@ func roleOID(id Identity) string {
 // and before it saved state. It is the owner of db, and its mark names db
 // (by name and identity) and, as the login it took over from, the
 // recorded login's OID: the claim that made it is this resource's. nil when
-// there is none. Reads the refresh snapshots only.
-func (s *Server) RotationSuccessor(ctx context.Context, db ddl.DatabaseName, recorded Identity) (*ddl.Username, error) {
-	from, err := s.rotatedFrom(ctx, recorded)
+// there is none. Reads the refresh snapshots only (MariaDB: and the
+// ledger's claim of the gone login user, rotatedFromLogin).
+func (s *Server) RotationSuccessor(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (*ddl.Username, error) {
+	from, err := s.rotatedFromLogin(ctx, db, user, recorded)
 	if err != nil || from == "" {
 		return nil, err
 	}

@@ -24,9 +24,10 @@ const mysqlLoginAttribute = `COALESCE((SELECT a.ATTRIBUTE FROM information_schem
     WHERE CAST(a.USER AS BINARY) = CAST(u.User AS BINARY) AND CAST(a.HOST AS BINARY) = CAST(u.Host AS BINARY)), '')`
 
 // marksOwners reports whether the server's owner logins carry a mark
-// (ddl.OwnerMark): PostgreSQL, and MySQL 8.0.21+ in the ATTRIBUTE.
+// (ddl.OwnerMark): PostgreSQL, and MySQL 8.0.21+ and MariaDB in the
+// ledger.
 func (s *Server) marksOwners() bool {
-	return s.info.Flavor == ddl.FlavorPostgres || ddl.StoresLoginMark(s.info)
+	return s.info.Flavor == ddl.FlavorPostgres || s.usesLedger()
 }
 
 // parseLoginMark reads an owner mark as the server keeps it: a PostgreSQL
@@ -55,16 +56,9 @@ func (s *Server) mysqlLoginMark(ctx context.Context, user ddl.Username) (ddl.Own
 // (provenOf: the ledger is the mark; the ATTRIBUTE or the owner limit mark
 // corroborates it). ok is false when none does, or the login does not exist.
 func (s *Server) mysqlProvenRow(ctx context.Context, user ddl.Username) (ddl.LedgerRow, bool, error) {
-	var tr loginTrace
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
-		return q.QueryRowContext(ctx, `SELECT `+mysqlLoginAttribute+`, u.max_updates FROM mysql.user u WHERE u.User = ? AND u.Host = ?`,
-			user.String(), user.Host()).Scan(&tr.attr, &tr.limit)
-	})
-	if errors.Is(err, sql.ErrNoRows) {
-		return ddl.LedgerRow{}, false, nil
-	}
-	if err != nil {
-		return ddl.LedgerRow{}, false, s.readError("read the mark of login "+user.Quoted(), err)
+	tr, found, err := s.loginTraceOf(ctx, user)
+	if err != nil || !found {
+		return ddl.LedgerRow{}, false, err
 	}
 	rows, err := s.ledgerLogin(ctx, user)
 	if err != nil {
@@ -72,6 +66,55 @@ func (s *Server) mysqlProvenRow(ctx context.Context, user ddl.Username) (ddl.Led
 	}
 	row, ok := provenOf(rows, tr)
 	return row, ok, nil
+}
+
+// loginTraceOf reads, directly, what a login carries beside the ledger
+// (loginTrace): MySQL its ATTRIBUTE and per-hour update limit, MariaDB
+// its limit alone. found is false when the login does not exist.
+func (s *Server) loginTraceOf(ctx context.Context, user ddl.Username) (loginTrace, bool, error) {
+	if s.info.Flavor == ddl.FlavorMariaDB {
+		limit, found, err := s.ownerLimit(ctx, user)
+		return loginTrace{limit: limit, noAttribute: true}, found, err
+	}
+	var tr loginTrace
+	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+		return q.QueryRowContext(ctx, `SELECT `+mysqlLoginAttribute+`, u.max_updates FROM mysql.user u WHERE u.User = ? AND u.Host = ?`,
+			user.String(), user.Host()).Scan(&tr.attr, &tr.limit)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return loginTrace{}, false, nil
+	}
+	if err != nil {
+		return loginTrace{}, false, s.readError("read the mark of login "+user.Quoted(), err)
+	}
+	return tr, true, nil
+}
+
+// ledgerClaimOn is, on MariaDB, the claim of the newest done (or, once
+// tenantdb dropped it, dropped) ledger row that records user as db's
+// owner: what a rotation from that login names as the login it took over
+// from (a MariaDB login's identity is not a claim, as MySQL's is). ""
+// when there is none (a login an earlier version made, or made by hand).
+// One direct read: checks before a rotation, and a refresh whose recorded
+// login is gone.
+func (s *Server) ledgerClaimOn(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (string, error) {
+	if s.info.Flavor != ddl.FlavorMariaDB {
+		return "", nil
+	}
+	var claim string
+	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+		return q.QueryRowContext(ctx, ddl.LedgerLastClaimOnQuery, user.String(), user.Host(), db.String()).Scan(&claim)
+	})
+	switch {
+	case errors.Is(err, sql.ErrNoRows) || ledgerMissing(err):
+		return "", nil
+	case err != nil:
+		return "", s.readError("read the ledger rows of login "+user.Quoted(), err)
+	}
+	if _, ok := ddl.ParseClaimMark(claim); !ok {
+		return "", nil
+	}
+	return claim, nil
 }
 
 // mysqlClaimOf is the claim mark of a MySQL login identity

@@ -54,16 +54,20 @@ const (
 	// Same: the recorded object (or, where the engine cannot tell, nothing
 	// shows it is another one).
 	Same Verdict = iota
-	// Replaced: the same server holds another object of that name.
+	// Replaced: positive evidence that the same server holds another object
+	// of that name (PostgreSQL: another OID; MySQL: a counted mark of
+	// another claim). Never a mark that is merely missing.
 	Replaced
 	// OtherServer: the address leads to another server.
 	OtherServer
-	// Unproven: what identifies the object was rewritten where its own
-	// tenant or a DBA may write (a MariaDB schema comment; a MySQL mark
-	// procedure, which the tenant may drop; a MariaDB login's password,
-	// which any login may change): it may be the recorded object after an
-	// ordinary edit, or another one. Nothing is altered or dropped on it;
-	// what this provider granted on the name is still revoked.
+	// Unproven: what identified the object is gone, unreadable or no longer
+	// counted, or was rewritten where its own tenant or a DBA may write (a
+	// MariaDB schema comment; a MySQL mark procedure, which the tenant may
+	// drop or whose definer may lose the admin's rights; a MariaDB login's
+	// password, which any login may change): it may be the recorded object
+	// after an ordinary edit, or another one. It stays in state; nothing is
+	// altered, dropped or revoked on it beyond what the resource itself
+	// granted (its own account's rows), and a warning says what is missing.
 	Unproven
 )
 
@@ -71,25 +75,28 @@ func (v Verdict) String() string {
 	return [...]string{"same", "replaced", "other server", "unproven"}[v]
 }
 
-// Compare judges got (read now) against recorded (in state).
+// Compare is the one verdict on a database for every resource (database,
+// owner, grant): got (read now) against recorded (in state). The rule
+// (PROOFS.md, "A missing proof is never a replacement"): Replaced needs
+// positive evidence that the object there now is another one; a mark that
+// is gone, unreadable or no longer counted is Unproven.
 //
-// MariaDB cannot tell "replaced" from "another server holding a database of
-// that name", nor either of them from a comment edited in place: all show a
-// different comment. A comment that is now empty (what a database re-created
-// by hand has) is reported Replaced, so what was granted on the name is
-// revoked; any other comment Unproven (a DBA's annotation keeps the
-// tenant's access). Neither is proof of another database (the tenant may
-// write any comment, an empty one or a claim mark's form included), so the
-// database resource treats both as Unproven (DatabaseVerdict).
-// MySQL 8+ mirrors MariaDB with a mark only the admin can make: a recorded
-// mark that is gone (the database re-created by hand, or its tenant dropped
-// the procedure) is Replaced here and Unproven for the database resource
-// (DatabaseVerdict); another mark is another claim's database (Replaced:
-// no tenant can make one). Two unmarked databases (imported, recorded as
-// the server's uuid) can only tell servers apart: another server is
-// OtherServer, and a database re-created by hand on the same server reads
-// Same until the first apply after the import marks it (the window README
-// gives).
+//   - PostgreSQL: another OID on the same cluster is Replaced (the server
+//     gives it; no tenant chooses it), another cluster OtherServer.
+//   - MySQL 8+: the mark is a procedure only an admin can make (its
+//     definer must hold the global CREATE ROUTINE). A counted mark with
+//     another nonce is another claim's database: Replaced. No counted mark
+//     (the tenant dropped it, a DBA re-created the database by hand, or its
+//     definer lost the admin's rights), or the same nonce with another
+//     CREATED time (a dump of this very database restored), is Unproven.
+//     Two unmarked databases (imported, recorded as the server's uuid) can
+//     only tell servers apart: another uuid is OtherServer; one marked since
+//     the import is Same (the first apply after the import writes the mark;
+//     the window README gives).
+//   - MariaDB: the comment is a hint anyone with ALTER on the database may
+//     write (the tenant included, a claim mark's form too): no comment is
+//     evidence of another database, so any difference is Unproven; an
+//     import recorded without a mark takes the mark its first apply writes.
 func Compare(recorded, got Identity) Verdict {
 	if recorded == got {
 		return Same
@@ -112,44 +119,20 @@ func Compare(recorded, got Identity) Verdict {
 		case !recorded.Strong() && !got.Strong():
 			return OtherServer // two server uuids
 		case !recorded.Strong():
-			return Same // marked since the import (see DatabaseVerdict)
+			return Same // marked since the import
+		case !got.Strong():
+			return Unproven // no counted mark: gone, never replaced
+		case ddl.MySQLMarkerNonce(rv) == ddl.MySQLMarkerNonce(gv):
+			return Unproven // this claim's mark made again (a restored dump)
 		}
-		return Replaced
+		return Replaced // another claim's mark: only an admin makes one
 	case "mariadb":
 		if recorded.NeedsMark() && got.Strong() {
-			// Recorded without a mark (an import): the comment proved
-			// nothing, and the first apply after the import writes a mark.
-			// The grants and owners that recorded the unmarked comment take
-			// the mark, as the database resource does.
-			return Same
-		}
-		if gv == "" {
-			return Replaced
+			return Same // marked by the first apply after the import
 		}
 		return Unproven
 	}
-	return Replaced
-}
-
-// DatabaseVerdict is Compare for what the database resource itself does
-// (alter, drop, forget): on MariaDB no comment proves another database, so
-// Replaced is Unproven there: kept in state, never altered or dropped. On
-// MySQL a mark that is gone is Unproven too (its tenant may drop it), while
-// another mark stays Replaced (only the admin makes one: another claim's
-// database); and a mark found where none was recorded is Unproven, not
-// Same: the database resource writes the mark itself and records it in the
-// same apply (MarkImportedDatabase), so one it did not record is another
-// claim's (the database dropped and made again by another configuration) or
-// of an apply killed while marking (re-import it).
-func DatabaseVerdict(recorded, got Identity) Verdict {
-	v := Compare(recorded, got)
-	if _, ok := recorded.Comment(); ok && v == Replaced {
-		return Unproven
-	}
-	if recorded.isMySQL() && recorded != got && (!got.Strong() || !recorded.Strong()) && v != OtherServer {
-		return Unproven
-	}
-	return v
+	return Unproven
 }
 
 func (id Identity) isMySQL() bool { return strings.HasPrefix(string(id), "mysql:") }
@@ -205,6 +188,36 @@ func (id Identity) Strong() bool {
 // databaseQuery reads one database (name != "") or all of them, as the
 // columns DatabaseState scans: name, charset, collation, owner, marker.
 func (s *Server) databaseQuery(name string) string {
+	return s.databaseQueryMarks(name, ddl.MySQLMarksQuery)
+}
+
+// databaseQueryLedger is databaseQuery where a MySQL mark also counts when
+// the ledger records its DEFINER as a writer (ddl.MySQLMarksQueryLedger);
+// "" where the server keeps no ledger (MariaDB, PostgreSQL, MySQL before
+// 8.0.21). A read that finds no ledger falls back to databaseQuery
+// (withLedgerMarks).
+func (s *Server) databaseQueryLedger(name string) string {
+	if s.info.Flavor != ddl.FlavorMySQL || !s.usesLedger() {
+		return ""
+	}
+	return s.databaseQueryMarks(name, ddl.MySQLMarksQueryLedger)
+}
+
+// withLedgerMarks runs read with the ledger-aware database query when the
+// server may keep a ledger, and again with the plain one when it has none
+// (1049/1146) or may not read it (an admin narrowed below the documented
+// rights): the marks of an admin decommissioned after a rotation still
+// count wherever the ledger records it (PROOFS.md).
+func (s *Server) withLedgerMarks(name string, read func(q string) error) error {
+	if q := s.databaseQueryLedger(name); q != "" {
+		if err := read(q); !ledgerMissing(err) && !isAccessDenied(err) {
+			return err
+		}
+	}
+	return read(s.databaseQuery(name))
+}
+
+func (s *Server) databaseQueryMarks(name, marks string) string {
 	var q string
 	switch s.info.Flavor {
 	case ddl.FlavorPostgres:
@@ -217,7 +230,7 @@ func (s *Server) databaseQuery(name string) string {
 		q = `SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, '', SCHEMA_COMMENT, FALSE FROM information_schema.SCHEMATA`
 	default: // MySQL 8 has no SCHEMA_COMMENT: the marker is the mark procedure's, one join for every database
 		q = `SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME, '', COALESCE(m.mark, ''), FALSE ` +
-			`FROM information_schema.SCHEMATA s LEFT JOIN (` + ddl.MySQLMarksQuery + `) m ON m.ROUTINE_SCHEMA = s.SCHEMA_NAME`
+			`FROM information_schema.SCHEMATA s LEFT JOIN (` + marks + `) m ON m.ROUTINE_SCHEMA = s.SCHEMA_NAME`
 	}
 	if name != "" {
 		if s.foldsNames() {
@@ -423,7 +436,7 @@ func (s *Server) AlterOwnDatabase(ctx context.Context, db ddl.DatabaseName, cs d
 		if !c.Found {
 			return ddl.ErrDatabaseGone(s.spec.Name, db)
 		}
-		if c.Verdict = DatabaseVerdict(recorded, c.Identity); c.Verdict != Same {
+		if c.Verdict = Compare(recorded, c.Identity); c.Verdict != Same {
 			return s.errNotRecordedDatabase(db, recorded, c)
 		}
 		return s.exec(ctx, plan)
@@ -469,7 +482,7 @@ func (s *Server) MarkImportedDatabase(ctx context.Context, db ddl.DatabaseName, 
 			return ddl.ErrDatabaseGone(s.spec.Name, db)
 		}
 		if c.Identity != recorded {
-			c.Verdict = DatabaseVerdict(recorded, c.Identity)
+			c.Verdict = Compare(recorded, c.Identity)
 			return s.errNotRecordedDatabase(db, recorded, c)
 		}
 		if err := s.exec(ctx, ddl.MarkDatabase(s.info, db, ddl.NewClaimMark())); err != nil {
@@ -519,7 +532,7 @@ func (s *Server) DropOwnDatabase(ctx context.Context, db ddl.DatabaseName, recor
 			outcome = AlreadyGone
 			return nil
 		}
-		if c.Verdict = DatabaseVerdict(recorded, c.Identity); c.Verdict != Same {
+		if c.Verdict = Compare(recorded, c.Identity); c.Verdict != Same {
 			outcome = NotOurs
 			return nil
 		}
@@ -537,29 +550,27 @@ func MismatchWhyFor(recorded Identity, v Verdict) string {
 	if v != Unproven || !recorded.isMySQL() {
 		return mismatchWhy(v)
 	}
-	if !recorded.Strong() {
-		return "It carries a tenantdb mark this resource did not record (it was imported without one): another " +
-			"configuration's tenantdb may have made it after the database was dropped, or an apply that was giving it " +
-			"its mark was interrupted."
-	}
-	return "Its mark (the procedure " + ddl.MySQLMarkPrefix + "… tenantdb created in it, owned by the admin login) " +
-		"is gone or is not the one this resource recorded: the tenant's own login may have dropped it (it may drop " +
-		"procedures in its database), or the database was dropped and re-created outside Terraform, or the address " +
-		"now leads to another server."
+	return "Its mark (the procedure " + ddl.MySQLMarkPrefix + "… tenantdb created in it, owned by an admin login) " +
+		"is gone or no longer counts: the tenant's own login may have dropped it (it may drop procedures in its " +
+		"database), its definer may have lost the admin's global CREATE ROUTINE (an old admin decommissioned), a " +
+		"dump may have restored it with another creation time, or the database was dropped and re-created outside " +
+		"Terraform. Nothing shows it is another database, so it is unproven, not replaced."
 }
 
 func mismatchWhy(v Verdict) string {
 	switch v {
 	case Replaced:
-		return "A database of that name exists, but it is not the one this resource created or imported: it was " +
-			"dropped and re-created outside Terraform, or the address now leads to another server."
+		return "A database of that name exists, but it is not the one this resource created or imported (it " +
+			"carries another tenantdb claim's mark, or on PostgreSQL another object id): it was dropped and re-created, " +
+			"or the address now leads to another server."
 	case OtherServer:
 		return "The server at this address is not the server the database was created or imported on (its server " +
 			"identity differs)."
 	case Unproven:
-		return "Its comment no longer carries the claim mark this resource recorded: it may be the same database " +
-			"with a comment edited in place (a DBA, or the tenant's own login, may do that), or another database " +
-			"(dropped and re-created outside Terraform, or the address now leads to another server)."
+		return "Its comment no longer carries the claim mark this resource recorded (emptied or rewritten): it may be " +
+			"the same database with a comment edited in place (a DBA, or the tenant's own login, may do that), or " +
+			"another database (dropped and re-created outside Terraform, or the address now leads to another server). " +
+			"Nothing shows it is another database, so it is unproven, not replaced."
 	}
 	return "The database is the recorded one."
 }

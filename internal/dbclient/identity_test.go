@@ -5,27 +5,27 @@ package dbclient
 import "testing"
 
 // TestCompareMariaDB: a MariaDB database's identity is its comment, which
-// its tenant and any DBA may rewrite. No comment is proof of another
-// database: an empty one (what a database re-created by hand has) is
-// Replaced for the grants and owners, so they revoke what the name
-// inherited, any other Unproven; the database resource treats both as
-// Unproven (DatabaseVerdict). An identity recorded without a mark (an
-// import) takes the mark its first apply writes.
+// its tenant and any DBA may rewrite. No comment is evidence of another
+// database (a missing proof is never a replacement): an emptied one (what
+// a database re-created by hand has, and what a tenant may write) is
+// Unproven like any other change, for every resource. An identity
+// recorded without a mark (an import) takes the mark its first apply
+// writes.
 func TestCompareMariaDB(t *testing.T) {
 	t.Parallel()
 	const mark, other = "mariadb:tenantdb:00112233445566778899aabbccddeeff", "mariadb:tenantdb:ffeeddccbbaa99887766554433221100"
 	checkVerdicts(t, []verdictCase{
-		{"same mark", mark, mark, Same, Same, false},
-		{"comment edited by a DBA", mark, "mariadb:owned by team acme", Unproven, Unproven, false},
-		{"a mark's form written by the tenant", mark, other, Unproven, Unproven, false},
-		{"comment emptied (or re-created by hand)", mark, "mariadb:", Replaced, Unproven, false},
-		{"import without a comment, unchanged", "mariadb:", "mariadb:", Same, Same, true},
-		{"import with a comment, unchanged", "mariadb:team acme", "mariadb:team acme", Same, Same, true},
-		{"import marked by its first apply", "mariadb:team acme", mark, Same, Same, true},
-		{"import whose comment was edited", "mariadb:team acme", "mariadb:team beta", Unproven, Unproven, true},
-		{"import whose comment was emptied", "mariadb:team acme", "mariadb:", Replaced, Unproven, true},
-		{"PostgreSQL re-created", "pg:1:100", "pg:1:200", Replaced, Replaced, false},
-		{"PostgreSQL other server", "pg:1:100", "pg:2:100", OtherServer, OtherServer, false},
+		{"same mark", mark, mark, Same, false},
+		{"comment edited by a DBA", mark, "mariadb:owned by team acme", Unproven, false},
+		{"a mark's form written by the tenant", mark, other, Unproven, false},
+		{"comment emptied (by the tenant, or re-created by hand)", mark, "mariadb:", Unproven, false},
+		{"import without a comment, unchanged", "mariadb:", "mariadb:", Same, true},
+		{"import with a comment, unchanged", "mariadb:team acme", "mariadb:team acme", Same, true},
+		{"import marked by its first apply", "mariadb:team acme", mark, Same, true},
+		{"import whose comment was edited", "mariadb:team acme", "mariadb:team beta", Unproven, true},
+		{"import whose comment was emptied", "mariadb:team acme", "mariadb:", Unproven, true},
+		{"PostgreSQL re-created", "pg:1:100", "pg:1:200", Replaced, false},
+		{"PostgreSQL other server", "pg:1:100", "pg:2:100", OtherServer, false},
 	})
 }
 
@@ -33,7 +33,7 @@ func TestCompareMariaDB(t *testing.T) {
 type verdictCase struct {
 	name                  string
 	recorded, got         Identity
-	compare, dbVerdict    Verdict
+	want                  Verdict
 	recordedNeedsMarkWant bool
 }
 
@@ -42,11 +42,8 @@ func checkVerdicts(t *testing.T, cases []verdictCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			if got := Compare(c.recorded, c.got); got != c.compare {
-				t.Errorf("Compare(%q, %q) = %v, want %v", c.recorded, c.got, got, c.compare)
-			}
-			if got := DatabaseVerdict(c.recorded, c.got); got != c.dbVerdict {
-				t.Errorf("DatabaseVerdict(%q, %q) = %v, want %v", c.recorded, c.got, got, c.dbVerdict)
+			if got := Compare(c.recorded, c.got); got != c.want {
+				t.Errorf("Compare(%q, %q) = %v, want %v", c.recorded, c.got, got, c.want)
 			}
 			if got := c.recorded.NeedsMark(); got != c.recordedNeedsMarkWant {
 				t.Errorf("%q.NeedsMark() = %v, want %v", c.recorded, got, c.recordedNeedsMarkWant)
@@ -56,27 +53,27 @@ func checkVerdicts(t *testing.T, cases []verdictCase) {
 }
 
 // TestCompareMySQL: a MySQL database's identity is its mark procedure
-// (nonce and CREATED), which only the admin can make and its tenant can
-// drop. A mark that is gone is Replaced for the grants and owners (revoke
-// what the name inherited) and Unproven for the database resource (never
-// altered or dropped); another mark is another claim's database (Replaced
-// for both); an import (the server's uuid) takes the mark its first apply
-// writes, but the database resource never takes a mark it did not record.
+// (nonce and CREATED), which only an admin can make and its tenant can
+// drop. Only a counted mark of another claim (another nonce) is Replaced;
+// a mark that is gone or no longer counted (its definer lost the admin's
+// rights: the server then reads no mark), or this claim's nonce made again
+// at another time (a dump restored), is Unproven. An import (the server's
+// uuid) takes the mark its first apply writes.
 func TestCompareMySQL(t *testing.T) {
 	t.Parallel()
 	const (
-		mark, later, forged = "mysql:0011223344556677:1796190917", "mysql:8899aabbccddeeff:1796191000", "mysql:0011223344556677:1796190918"
-		uuidA, uuidB        = "mysql:3e1f0c52-4b5a-11ee-9e6b-0242ac120002", "mysql:9a0b1c2d-4b5a-11ee-9e6b-0242ac120003"
+		mark, later, restored = "mysql:0011223344556677:1796190917", "mysql:8899aabbccddeeff:1796191000", "mysql:0011223344556677:1796190918"
+		uuidA, uuidB          = "mysql:3e1f0c52-4b5a-11ee-9e6b-0242ac120002", "mysql:9a0b1c2d-4b5a-11ee-9e6b-0242ac120003"
 	)
 	checkVerdicts(t, []verdictCase{
-		{"same mark", mark, mark, Same, Same, false},
-		{"mark dropped by the tenant, or re-created by hand", mark, uuidA, Replaced, Unproven, false},
-		{"another claim's database", mark, later, Replaced, Replaced, false},
-		{"same nonce, another time (a dump restored by a superuser)", mark, forged, Replaced, Replaced, false},
-		{"import, unchanged", uuidA, uuidA, Same, Same, true},
-		{"import, another server", uuidA, uuidB, OtherServer, OtherServer, true},
-		{"import marked since (the grants take it; the database never does)", uuidA, mark, Same, Unproven, true},
-		{"MariaDB at the address", mark, "mariadb:", OtherServer, OtherServer, false},
+		{"same mark", mark, mark, Same, false},
+		{"mark dropped by the tenant, uncounted, or re-created by hand", mark, uuidA, Unproven, false},
+		{"another claim's database", mark, later, Replaced, false},
+		{"same nonce, another time (a dump restored by a superuser)", mark, restored, Unproven, false},
+		{"import, unchanged", uuidA, uuidA, Same, true},
+		{"import, another server", uuidA, uuidB, OtherServer, true},
+		{"import marked since", uuidA, mark, Same, true},
+		{"MariaDB at the address", mark, "mariadb:", OtherServer, false},
 	})
 	if m, ok := Identity(mark).MySQLMarker(); !ok || m != "0011223344556677:1796190917" {
 		t.Errorf("MySQLMarker = %q, %v", m, ok)

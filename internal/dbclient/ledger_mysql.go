@@ -9,15 +9,17 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-// The ledger (ddl/ledger_mysql.go, PROOFS.md) on MySQL 8.0.21+: the owner
-// logins tenantdb made, written by the admin before each CREATE USER. A
-// server without it (nothing made since this version; the admin reads it
-// with its global SELECT) reads as an empty ledger: logins made by earlier
-// versions fall back to their ATTRIBUTE, as a hint (loginValueOf).
+// The ledger (ddl/ledger_mysql.go, PROOFS.md) on MySQL 8.0.21+ and
+// MariaDB: the owner logins tenantdb made, written by the admin before
+// each CREATE USER. A server without it (nothing made since this version;
+// the admin reads it with its global SELECT) reads as an empty ledger:
+// logins made by earlier versions fall back to what proved them before
+// (MySQL: their ATTRIBUTE, as a hint, loginValueOf; MariaDB: the owner
+// limit mark, ownerMarkOn).
 
 // usesLedger reports whether owner claims on this server are recorded in
 // the ledger.
-func (s *Server) usesLedger() bool { return ddl.StoresLoginMark(s.info) }
+func (s *Server) usesLedger() bool { return ddl.UsesLedger(s.info) }
 
 // ledgerMissing reports a read of a ledger that does not exist yet.
 func ledgerMissing(err error) bool {
@@ -200,6 +202,10 @@ func (s *Server) loadLedgerLogins(ctx context.Context) (map[string][]ddl.LedgerR
 type loginTrace struct {
 	attr  string
 	limit uint64
+	// noAttribute: the server keeps no ATTRIBUTE on an account (MariaDB),
+	// so an open row is corroborated by the owner limit mark of the row's
+	// database instead (provenRow).
+	noAttribute bool
 }
 
 // provenOf is the newest of a login's live rows (newest first) that
@@ -223,11 +229,19 @@ func provenOf(rows []ddl.LedgerRow, tr loginTrace) (ddl.LedgerRow, bool) {
 // rewriting its ATTRIBUTE changes nothing, issue 43 item 2, while a login
 // a DBA dropped and made again by hand, which has neither, is not taken
 // for the one the row records).
+//
+// MariaDB keeps no ATTRIBUTE: there an open row is proven, like a done
+// one, by the owner limit mark of the row's database. The limit says "an
+// account with CREATE USER made this login for a database of that hash"
+// (the login cannot set its own limits, a grant never sets one); the
+// admin-only row of this claim says which database. What remains is the
+// window README's "MariaDB identities" gives: a login an admin re-made by
+// hand with the same limit reads as the recorded one.
 func provenRow(r ddl.LedgerRow, tr loginTrace) bool {
-	if ddl.MySQLAttributeClaim(tr.attr) == r.Claim {
+	if !tr.noAttribute && ddl.MySQLAttributeClaim(tr.attr) == r.Claim {
 		return r.Status == ddl.LedgerDone || r.Status == ddl.LedgerOpen
 	}
-	if r.Status != ddl.LedgerDone {
+	if r.Status != ddl.LedgerDone && !(tr.noAttribute && r.Status == ddl.LedgerOpen) {
 		return false
 	}
 	db, err := ddl.NewDatabaseName(ddl.EngineMySQL, r.Database)
@@ -245,15 +259,6 @@ func loginValueOf(rows []ddl.LedgerRow, catalogValue string, tr loginTrace) (v s
 	}
 	_, isClaim := ddl.ParseClaimMark(catalogValue)
 	return catalogValue, isClaim
-}
-
-// ledgerMark is the owner mark a login's proven ledger row gives it.
-func (s *Server) ledgerMark(rows []ddl.LedgerRow, tr loginTrace) (ddl.OwnerMark, bool) {
-	r, ok := provenOf(rows, tr)
-	if !ok {
-		return ddl.OwnerMark{}, false
-	}
-	return r.OwnerMark(s.spec.Engine)
 }
 
 // execLoginDrop runs a login's drop and records it in the ledger.

@@ -30,14 +30,14 @@ func TestLedgerProof(t *testing.T) {
 		wantV    string
 		wantHint bool
 	}{
-		{"done row, ATTRIBUTE rewritten, limit mark kept", []ddl.LedgerRow{done}, other, loginTrace{attr(other), mark}, claim, false},
-		{"done row, ATTRIBUTE agrees", []ddl.LedgerRow{done}, claim, loginTrace{attr(claim), 0}, claim, false},
-		{"done row, neither: re-created by hand", []ddl.LedgerRow{done}, "@1700000000", loginTrace{"", 0}, "@1700000000", false},
-		{"done row, another database's limit mark", []ddl.LedgerRow{done}, other, loginTrace{attr(other), mark + 1}, other, true},
-		{"open row, ATTRIBUTE agrees", []ddl.LedgerRow{open}, claim, loginTrace{attr(claim), mark}, claim, false},
-		{"open row, ATTRIBUTE of another claim", []ddl.LedgerRow{open}, other, loginTrace{attr(other), mark}, other, true},
-		{"open row, no ATTRIBUTE", []ddl.LedgerRow{open}, "@1700000000", loginTrace{"", mark}, "@1700000000", false},
-		{"no row: an earlier version's login", nil, claim, loginTrace{attr(claim), mark}, claim, true},
+		{"done row, ATTRIBUTE rewritten, limit mark kept", []ddl.LedgerRow{done}, other, loginTrace{attr: attr(other), limit: mark}, claim, false},
+		{"done row, ATTRIBUTE agrees", []ddl.LedgerRow{done}, claim, loginTrace{attr: attr(claim), limit: 0}, claim, false},
+		{"done row, neither: re-created by hand", []ddl.LedgerRow{done}, "@1700000000", loginTrace{}, "@1700000000", false},
+		{"done row, another database's limit mark", []ddl.LedgerRow{done}, other, loginTrace{attr: attr(other), limit: mark + 1}, other, true},
+		{"open row, ATTRIBUTE agrees", []ddl.LedgerRow{open}, claim, loginTrace{attr: attr(claim), limit: mark}, claim, false},
+		{"open row, ATTRIBUTE of another claim", []ddl.LedgerRow{open}, other, loginTrace{attr: attr(other), limit: mark}, other, true},
+		{"open row, no ATTRIBUTE", []ddl.LedgerRow{open}, "@1700000000", loginTrace{attr: "", limit: mark}, "@1700000000", false},
+		{"no row: an earlier version's login", nil, claim, loginTrace{attr: attr(claim), limit: mark}, claim, true},
 		{"no row, no ATTRIBUTE: a principal", nil, "@1700000000", loginTrace{}, "@1700000000", false},
 	} {
 		v, hint := loginValueOf(c.rows, c.catalog, c.tr)
@@ -48,7 +48,7 @@ func TestLedgerProof(t *testing.T) {
 	// A stale open row (killed before its CREATE USER) stays behind an
 	// older proven one.
 	stale := []ddl.LedgerRow{{Claim: other, Database: "acme", Status: ddl.LedgerOpen}, done}
-	if v, hint := loginValueOf(stale, claim, loginTrace{attr(claim), mark}); v != claim || hint {
+	if v, hint := loginValueOf(stale, claim, loginTrace{attr: attr(claim), limit: mark}); v != claim || hint {
 		t.Errorf("a stale open row shadows the done one: %q, %v", v, hint)
 	}
 	for _, c := range []struct {
@@ -60,6 +60,54 @@ func TestLedgerProof(t *testing.T) {
 	} {
 		if got := HintedVerdict(c.v, c.hint); got != c.want {
 			t.Errorf("HintedVerdict(%v, %v) = %v, want %v", c.v, c.hint, got, c.want)
+		}
+	}
+}
+
+// What proves a MariaDB login (no ATTRIBUTE): a done or an open ledger
+// row, corroborated by the owner limit mark of the row's database; and the
+// row, not the mark, says which database (t07436 and t26322 share a mark).
+func TestLedgerProofMariaDB(t *testing.T) {
+	claim := "tenantdb:" + strings.Repeat("ab", 16)
+	t07436, _ := ddl.NewDatabaseName(ddl.EngineMySQL, "t07436")
+	t26322, _ := ddl.NewDatabaseName(ddl.EngineMySQL, "t26322")
+	if ddl.OwnerLimitMark(t07436) != ddl.OwnerLimitMark(t26322) || ddl.OwnerLimitMark(t07436) != 4131154851 {
+		t.Fatalf("the colliding names no longer collide: %d, %d", ddl.OwnerLimitMark(t07436), ddl.OwnerLimitMark(t26322))
+	}
+	mark := ddl.OwnerLimitMark(t07436)
+	row := func(status string) ddl.LedgerRow {
+		return ddl.LedgerRow{Claim: claim, Database: "t07436", Status: status}
+	}
+	for _, c := range []struct {
+		name string
+		row  ddl.LedgerRow
+		tr   loginTrace
+		want bool
+	}{
+		{"done row, limit mark", row(ddl.LedgerDone), loginTrace{limit: mark, noAttribute: true}, true},
+		{"open row, limit mark: a create killed after its CREATE USER", row(ddl.LedgerOpen), loginTrace{limit: mark, noAttribute: true}, true},
+		{"open row, no limit mark: made by hand after a kill before CREATE USER", row(ddl.LedgerOpen), loginTrace{noAttribute: true}, false},
+		{"done row, limit reset by a DBA", row(ddl.LedgerDone), loginTrace{limit: 10, noAttribute: true}, false},
+		{"void row", row(ddl.LedgerVoid), loginTrace{limit: mark, noAttribute: true}, false},
+		{"open row on MySQL needs the ATTRIBUTE", row(ddl.LedgerOpen), loginTrace{limit: mark}, false},
+	} {
+		if got := provenRow(c.row, c.tr); got != c.want {
+			t.Errorf("%s: provenRow = %v, want %v", c.name, got, c.want)
+		}
+	}
+	r, ok := provenOf([]ddl.LedgerRow{row(ddl.LedgerDone)}, loginTrace{limit: mark, noAttribute: true})
+	if !ok || r.Database != t07436.String() || r.Database == t26322.String() {
+		t.Errorf("the proven row names %q, want t07436 (never t26322)", r.Database)
+	}
+	for _, c := range []struct {
+		limit          uint64
+		db             ddl.DatabaseName
+		ownsDB, marked bool
+	}{
+		{mark, t26322, true, true}, {mark, t07436, true, true}, {0, t07436, false, false}, {mark + 1, t07436, false, true},
+	} {
+		if o, m, _ := limitMarks(c.limit, c.db); o != c.ownsDB || m != c.marked {
+			t.Errorf("limitMarks(%d, %s) = %v, %v; want %v, %v", c.limit, c.db, o, m, c.ownsDB, c.marked)
 		}
 	}
 }

@@ -117,7 +117,9 @@ func (s *Server) loginValue(ctx context.Context, user ddl.Username) (v string, h
 	if err != nil {
 		return "", false, false, s.readError("read login "+user.String(), err)
 	}
-	if s.usesLedger() {
+	if ddl.StoresLoginMark(s.info) {
+		// MySQL: the proven ledger claim is the identity (MariaDB keeps
+		// the time its password was set; the ledger proves the owner).
 		rows, err := s.ledgerLogin(ctx, user)
 		if err != nil {
 			return "", false, false, err
@@ -238,12 +240,17 @@ func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Userna
 	if st.Privileges, err = s.refreshPrivileges(ctx, db, user); err != nil {
 		return nil, err
 	}
-	if ddl.StoresLoginMark(s.info) {
+	switch {
+	case ddl.StoresLoginMark(s.info):
 		sid, err := s.serverID(ctx)
 		if err != nil {
 			return nil, err
 		}
 		st.HalfMade, err = s.mysqlHalfMadeRotations(ctx, db, user, mysqlClaimOf(id, sid))
+		return st, err
+	case s.usesLedger():
+		// MariaDB: the login's claim is its proven ledger row's.
+		st.HalfMade, err = s.mysqlHalfMadeRotations(ctx, db, user, s.snapshotClaim(user))
 		return st, err
 	}
 	return st, nil

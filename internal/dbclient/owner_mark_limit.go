@@ -11,12 +11,17 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-// Which login owns a MySQL/MariaDB tenant database: the one carrying the
-// database's owner mark (ddl.OwnerLimitMark, a per-hour update limit set by
-// the owner's CREATE USER; see ddl/owner_limit_mark.go for why it cannot
-// be forged by the tenant nor acquired by a grantee). What a login holds on
-// the database says nothing about it: a grant of ALL PRIVILEGES holds what
-// an owner holds, and an owner may hold less.
+// Which login owns a MySQL/MariaDB tenant database. On a server with the
+// ledger (MySQL 8.0.21+, MariaDB) it is the login whose proven ledger row
+// (ledger_mysql.go) names the database: the admin-only row says which
+// database, and the owner limit mark (ddl.OwnerLimitMark, a per-hour
+// update limit set by the owner's CREATE USER) only corroborates it. The
+// mark alone names the database by a 28-bit hash, which collides across a
+// fleet (t07436 and t26322 share one), so it is proof of *which* database
+// only for a login with no ledger row: an owner made by an earlier
+// version keeps the proof it had (and the window of a collision). What a
+// login holds on the database says nothing about it: a grant of ALL
+// PRIVILEGES holds what an owner holds, and an owner may hold less.
 
 // ownerLimit reads the per-hour update limit of user (at its host); found
 // is false when there is no such account. Read directly: it decides
@@ -41,12 +46,35 @@ func (s *Server) ownerLimit(ctx context.Context, user ddl.Username) (limit uint6
 	return limit, true, nil
 }
 
-// ownerMarkOn says what user's mark says about db (MySQL/MariaDB):
-// ownsDB, it carries db's owner mark; marked, it carries some database's.
+// ownerMarkOn says what user's marks say about db (MySQL/MariaDB):
+// ownsDB, it is db's owner; marked, it is some database's. A login with a
+// proven ledger row is the owner of that row's database and no other's;
+// one without (made by an earlier version, or by hand) is judged by its
+// owner limit mark alone, as before the ledger. Read directly: it decides
+// refusals before statements.
 func (s *Server) ownerMarkOn(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (ownsDB, marked bool, err error) {
+	if s.usesLedger() {
+		tr, found, err := s.loginTraceOf(ctx, user)
+		if err != nil || !found {
+			return false, false, err
+		}
+		rows, err := s.ledgerLogin(ctx, user)
+		if err != nil {
+			return false, false, err
+		}
+		if r, ok := provenOf(rows, tr); ok {
+			return r.Database == db.String(), true, nil
+		}
+		return limitMarks(tr.limit, db)
+	}
 	limit, found, err := s.ownerLimit(ctx, user)
 	if err != nil || !found {
 		return false, false, err
 	}
+	return limitMarks(limit, db)
+}
+
+// limitMarks is what an owner limit mark alone says about db.
+func limitMarks(limit uint64, db ddl.DatabaseName) (ownsDB, marked bool, err error) {
 	return limit == ddl.OwnerLimitMark(db), ddl.IsOwnerLimitMark(limit), nil
 }

@@ -65,9 +65,11 @@ func (s *Server) databaseRow(ctx context.Context, name ddl.DatabaseName) (*Datab
 // readDatabaseDirect is databaseDirect's round trip.
 func (s *Server) readDatabaseDirect(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
 	var st DatabaseState
-	err := s.query(ctx, func(ctx context.Context, db queryer) error {
-		return db.QueryRowContext(ctx, s.databaseQuery(name.String()), name.String()).
-			Scan(&st.Name, &st.Charset, &st.Collation, &st.Owner, &st.Marker, &st.Invalid)
+	err := s.withLedgerMarks(name.String(), func(q string) error {
+		return s.query(ctx, func(ctx context.Context, db queryer) error {
+			return db.QueryRowContext(ctx, q, name.String()).
+				Scan(&st.Name, &st.Charset, &st.Collation, &st.Owner, &st.Marker, &st.Invalid)
+		})
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil

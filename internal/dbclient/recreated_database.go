@@ -21,9 +21,12 @@ import (
 
 // recreatedDatabase reports whether the database named db is not the one
 // recorded (MySQL/MariaDB only): found says whether a database of that
-// name exists; recreated, that it is gone, another one on the same server,
-// or not provably the recorded one (a MariaDB comment rewritten). An empty recorded identity proves nothing and reports false, and
-// so does another server (nothing of ours is there to revoke).
+// name exists; recreated, that it is gone or positively another one on
+// the same server (Replaced: another claim's mark). An Unproven database
+// (its mark gone or no longer counted, a MariaDB comment rewritten) is not
+// re-created: a missing proof is never a replacement. An empty recorded
+// identity proves nothing and reports false, and so does another server
+// (nothing of ours is there to revoke).
 func (s *Server) recreatedDatabase(ctx context.Context, db ddl.DatabaseName, recorded Identity) (found, recreated bool, err error) {
 	if s.info.Flavor == ddl.FlavorPostgres || recorded == "" {
 		return false, false, nil
@@ -32,7 +35,7 @@ func (s *Server) recreatedDatabase(ctx context.Context, db ddl.DatabaseName, rec
 	if err != nil {
 		return false, false, err
 	}
-	return c.Found, !c.Found || (c.Verdict != Same && c.Verdict != OtherServer), nil
+	return c.Found, !c.Found || c.Verdict == Replaced, nil
 }
 
 // RevokeOnRecreatedDatabase revokes everything user holds on db's name
@@ -74,50 +77,26 @@ func (s *Server) revokeOnNameLocked(ctx context.Context, db ddl.DatabaseName, us
 	return err == nil, err
 }
 
-// A refusal on a re-created database must not keep another resource from
-// revoking: Terraform runs nothing that depends (depends_on) on a resource
-// whose apply failed, so the owner's refusal would leave a dependent
-// grant's inherited rows, and a grant's refusal the owner's. The refusing
-// resource therefore revokes every account's rows on the name
-// (RevokeInherited). It cannot tell which of them tenantdb made: a grant
-// created after the owner's last refresh is known to no other resource,
-// and mysql.db keeps no grantor or time. Rows a superuser granted on the new
-// database since re-creating it are revoked too (revoking loses no data;
-// the refusal names every account, and nothing is granted on a database
-// made by hand until it is given back its mark or adopted).
+// A refusal on a re-created database names the other accounts' rows on
+// the name and revokes none of them (tenantdb touches only rows it
+// granted): mysql.db keeps no grantor, so a DBA's backup account, another
+// tenant's owner, a superuser's row and the rows of tenantdb resources
+// that depend on the refusing one look the same. The refusing resource
+// revokes its own account's rows only (RevokeOnRecreatedDatabase, and the
+// grant's revokeFromRecreatedLocked); the others are for the user to
+// judge. (The ledger narrows "own" further to the rows it recorded.)
 
-// RevokeInherited revokes the privilege rows on db's name of every account
-// but the admin when the database there is not recordedDB (found,
-// Replaced), and returns the accounts it revoked from and those it left
-// (a name tenantdb cannot render: a human revokes them), sorted.
-func (s *Server) RevokeInherited(ctx context.Context, db ddl.DatabaseName, recordedDB Identity) (revoked, left []string, err error) {
+// OthersOnRecreated lists, sorted, the accounts other than the admin and
+// own that hold privilege rows on db's name when the database there is
+// positively another one than recordedDB (found, Replaced). It revokes
+// nothing.
+func (s *Server) OthersOnRecreated(ctx context.Context, db ddl.DatabaseName, recordedDB Identity, own ddl.Username) ([]string, error) {
 	if s.info.Flavor == ddl.FlavorPostgres || recordedDB == "" {
-		return nil, nil, nil
+		return nil, nil
 	}
-	err = s.withLock(ctx, db, func(ctx context.Context) error {
-		c, err := s.CheckIdentity(ctx, db, recordedDB)
-		if err != nil || !c.Found || c.Verdict != Replaced {
-			return err
-		}
-		holders, err := s.accountsOnName(ctx, db, ddl.Username{})
-		if err != nil {
-			return err
-		}
-		for _, name := range holders {
-			u, err := ddl.ParseAccountKey(s.spec.Engine, name)
-			if err != nil {
-				left = append(left, name) // no statement renders it: named for a human
-				continue
-			}
-			did, err := s.revokeOnNameLocked(ctx, db, u)
-			if err != nil {
-				return err
-			}
-			if did {
-				revoked = append(revoked, name)
-			}
-		}
-		return nil
-	})
-	return revoked, left, err
+	c, err := s.CheckIdentity(ctx, db, recordedDB)
+	if err != nil || !c.Found || c.Verdict != Replaced {
+		return nil, err
+	}
+	return s.accountsOnName(ctx, db, own)
 }

@@ -38,7 +38,7 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 		takeOver := oldCheck.Found && oldCheck.Verdict == Same
 		from := ""
 		if takeOver {
-			if from, err = s.rotatedFrom(ctx, oldCheck.Identity); err != nil {
+			if from, err = s.rotatedFromLogin(ctx, db, old, oldCheck.Identity); err != nil {
 				return err
 			}
 			// The old login hands on only the database it was made to own.
@@ -46,7 +46,7 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 				return err
 			}
 		}
-		rotatedFrom, err := s.rotatedFrom(ctx, recordedOld)
+		rotatedFrom, err := s.rotatedFromLogin(ctx, db, old, recordedOld)
 		if err != nil {
 			return err
 		}

@@ -47,7 +47,7 @@ var serverSurface = []string{
 	"ReadGrant",
 	"RevokeGrant",
 	"RevokeImportedOwner",       // revokes only: an imported owner's privileges on its database, keeping the login (identity-checked like DropOwner)
-	"RevokeInherited",           // revokes only: every non-admin row a re-created database's name gives, before a refusal
+	"OthersOnRecreated",         // reads only: the other accounts' rows a refusal on a re-created database names
 	"RevokeOnRecreatedDatabase", // revokes only: rows a re-created database's name still gives a login
 	"RotateOwner",
 	"RotationSuccessor", // read-only: the login a finished rotation of the recorded one made (its mark names it)

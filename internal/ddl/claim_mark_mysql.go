@@ -96,6 +96,18 @@ const MySQLMarksQuery = "SELECT ROUTINE_SCHEMA, MIN(CONCAT(SUBSTRING(ROUTINE_NAM
 	"FROM information_schema.ROUTINES WHERE ROUTINE_TYPE = 'PROCEDURE' AND LEFT(ROUTINE_NAME, 14) = '" + MySQLMarkPrefix + "' " +
 	"AND CAST(DEFINER AS BINARY) IN (" + MySQLAdminDefiners + ") GROUP BY ROUTINE_SCHEMA"
 
+// MySQLMarksQueryLedger is MySQLMarksQuery that also counts a mark whose
+// DEFINER the admin-only ledger records as a writer (made_by, the
+// CURRENT_USER() of an admin's claim): an old admin whose global rights a
+// DBA revoked when the admin was rotated still vouches for its marks. A
+// tenant can name only itself as DEFINER and cannot write the ledger. It
+// fails (1049/1146) where no ledger exists: the caller then reads
+// MySQLMarksQuery.
+const MySQLMarksQueryLedger = "SELECT ROUTINE_SCHEMA, MIN(CONCAT(SUBSTRING(ROUTINE_NAME, 15), ':', UNIX_TIMESTAMP(CREATED))) AS mark " +
+	"FROM information_schema.ROUTINES WHERE ROUTINE_TYPE = 'PROCEDURE' AND LEFT(ROUTINE_NAME, 14) = '" + MySQLMarkPrefix + "' " +
+	"AND CAST(DEFINER AS BINARY) IN (" + MySQLAdminDefiners + " UNION SELECT CAST(made_by AS BINARY) FROM " + ledgerTable +
+	" WHERE made_by <> '') GROUP BY ROUTINE_SCHEMA"
+
 // MySQLAdminDefiners lists, as DEFINER values ("user@host"), the accounts
 // a mark procedure may have as its DEFINER to count: those holding the
 // global CREATE ROUTINE privilege, that is every admin login with the

@@ -381,44 +381,14 @@ func ErrAdminNotOwnerMember(server string, db DatabaseName, owner, admin string)
 // data) and grants nothing on a database it never saw.
 func ErrRecreatedDatabaseRevoked(server string, info ServerInfo, db DatabaseName, user Username, what string) *Error {
 	return refuse(IdentityMismatch, fmt.Sprintf("database %q on server %q", db.s, server),
-		fmt.Sprintf("The database was dropped and re-created outside Terraform since this %s was made: the database "+
-			"there now is another one, and it had inherited %q's privilege rows for its name (MySQL/MariaDB keep them "+
-			"after DROP DATABASE). Those rows were revoked (%s); nothing was granted on the new database.",
+		fmt.Sprintf("The database there now is another one than this %s was made on (it carries another tenantdb "+
+			"claim's mark: it was dropped and re-created), and it had inherited %q's privilege rows for its name "+
+			"(MySQL/MariaDB keep them after DROP DATABASE). Those rows were revoked (%s); nothing was granted on the new database.",
 			what, user.s, strings.TrimSuffix(RevokeAllText(info, db, user), ";")),
 		"If the database there is the tenant's after all, give it back its claim mark (the tenantdb_tenant_database's "+
 			"warning gives the ALTER DATABASE statement) or adopt it with terraform import (its first apply marks it): "+
 			"this resource then takes it for its own and grants as the configuration declares. If it is not, remove "+
 			"this resource from the configuration: nothing of it is left on the server. Until then every apply refuses.")
-}
-
-// WithInheritedRevoked adds to a refusal on a re-created database (e)
-// the other accounts whose rows on db's name the refusing resource revoked
-// too (revoked), and those it could not (left: names it cannot render): a
-// resource that depends on the refusing one does not run in this apply.
-func WithInheritedRevoked(e *Error, db DatabaseName, revoked, left []string) *Error {
-	if len(revoked) == 0 && len(left) == 0 {
-		return e
-	}
-	out := *e
-	if len(revoked) > 0 {
-		out.Why += fmt.Sprintf(" The rows the new database inherited from %s were revoked too: the database there is "+
-			"not the tenant's, and a resource that depends on this one does not run after this refusal. (An account a "+
-			"DBA granted on the new database on purpose is among them: grant it again once the database is adopted.)",
-			quoteList(revoked))
-	}
-	if len(left) > 0 {
-		out.Why += fmt.Sprintf(" Left for a DBA to revoke (names tenantdb does not manage): %s.", quoteList(left))
-	}
-	return &out
-}
-
-// quoteList is names quoted and joined with ", ".
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	return strings.Join(q, ", ")
 }
 
 // RevokeAllText is the MySQL/MariaDB statement that revokes everything

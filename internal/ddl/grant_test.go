@@ -390,22 +390,24 @@ func TestGrantRefusalWording(t *testing.T) {
 	}
 }
 
-// TestWithInheritedRevoked: a refusal on a re-created database names the
-// other accounts whose inherited rows it revoked, and those left for a DBA;
-// with neither it is unchanged.
-func TestWithInheritedRevoked(t *testing.T) {
+// TestWithOthersNamed: a refusal on a re-created database names the other
+// accounts holding rows on the name, says none was revoked and gives the
+// statement for each; with none it is unchanged.
+func TestWithOthersNamed(t *testing.T) {
 	t.Parallel()
 	db, _ := NewDatabaseName(EngineMySQL, "acme_wms")
 	user, _ := NewUsername(EngineMySQL, "acme_app")
-	e := ErrRecreatedDatabaseRevoked("main", ServerInfo{Flavor: FlavorMySQL}, db, user, "owner")
-	if got := WithInheritedRevoked(e, db, nil, nil); got != e {
-		t.Errorf("nothing revoked: the refusal changed")
+	info := ServerInfo{Flavor: FlavorMySQL}
+	e := ErrRecreatedDatabaseRevoked("main", info, db, user, "owner")
+	if got := WithOthersNamed(e, info, db, nil); got != e {
+		t.Errorf("no others: the refusal changed")
 	}
-	got := WithInheritedRevoked(e, db, []string{"acme_ro", "bi"}, []string{"odd name"})
+	got := WithOthersNamed(e, info, db, []string{"backup@localhost", "globex_app"})
 	if got.Reason != IdentityMismatch || e.Why == got.Why {
 		t.Fatalf("%+v", got)
 	}
-	for _, w := range []string{`"acme_ro", "bi"`, "revoked too", `"odd name"`, "depends on this one"} {
+	for _, w := range []string{`"backup@localhost", "globex_app"`, "revoked none of them",
+		"REVOKE ALL PRIVILEGES ON `acme\\_wms`.* FROM 'backup'@'localhost';"} {
 		if !strings.Contains(got.Detail(), w) {
 			t.Errorf("lacks %q:\n%s", w, got.Detail())
 		}

@@ -24,6 +24,16 @@ import (
 // known before tenantdb's CREATE USER wrote them), and a done row is the
 // login's identity whatever the login later wrote into its ATTRIBUTE.
 
+// UsesLedger reports whether owner claims on a server are recorded in the
+// ledger: MySQL 8.0.21+ and every MariaDB tenantdb supports (10.6+). On
+// MariaDB, which keeps no ATTRIBUTE on an account, the ledger is the only
+// record of which database a login was made to own (the owner limit mark
+// is a 28-bit hash that collides across a fleet: a hint, never proof of
+// which database).
+func UsesLedger(info ServerInfo) bool {
+	return StoresLoginMark(info) || info.Flavor == FlavorMariaDB
+}
+
 // LedgerDatabase is the ledger's database. It starts with
 // NonceDatabasePrefix, so no tenant database can take its name (in any
 // case), and no grant pattern tenantdb writes for a tenant names it.
@@ -151,6 +161,14 @@ const (
 	LedgerLoginQuery   = "SELECT object, host, " + ledgerLoginColumns + " WHERE kind = 'login' AND object = ? AND host = ? AND status IN " + ledgerLive + " ORDER BY seq DESC"
 	LedgerLoginQueryV1 = "SELECT object, '%', " + ledgerLoginColumns + " WHERE kind = 'login' AND object = ? AND ? = '%' AND status IN " + ledgerLive + " ORDER BY seq DESC"
 )
+
+// LedgerLastClaimOnQuery reads the claim of the newest row, done or
+// dropped, that records a login (parameters: name, host) as the owner of
+// a database (parameter: its name): the claim a rotation from that login
+// names as the one it took over from (MariaDB, whose login identity is
+// not a claim; its ledger was never made without the host column).
+const LedgerLastClaimOnQuery = "SELECT claim FROM " + ledgerTable + " WHERE kind = 'login' AND object = ? AND host = ? AND db = ? AND status IN ('" +
+	LedgerDone + "', '" + LedgerDropped + "') ORDER BY seq DESC LIMIT 1"
 
 const (
 	ledgerLoginColumns = "claim, db, from_claim, status FROM " + ledgerTable

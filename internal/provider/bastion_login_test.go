@@ -117,6 +117,7 @@ func (c *bastionLoginCase) wholeTenant(t *testing.T, config func(pw string, vers
 func TestAccSSHBastion_passphrase(t *testing.T) {
 	for _, kind := range engines() {
 		t.Run(kind, func(t *testing.T) {
+			skipTransportOnStandIn(t, kind)
 			c := newBastionLoginCase(t, kind)
 			const passphrase, wrong = "Key-passphrase-8b3e", "Wrong-passphrase-2c6a"
 			keyPEM, pub := testserver.NewEncryptedSSHKey(t, passphrase)
@@ -160,6 +161,7 @@ func TestAccSSHBastion_passphrase(t *testing.T) {
 func TestAccSSHBastion_agent(t *testing.T) {
 	for _, kind := range engines() {
 		t.Run(kind, func(t *testing.T) {
+			skipTransportOnStandIn(t, kind)
 			c := newBastionLoginCase(t, kind)
 			agent := testserver.StartSSHAgent(t)
 			other, _ := testserver.NewSSHKey(t)

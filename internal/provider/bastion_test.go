@@ -55,6 +55,7 @@ func bastionConfig(s accServer, d *testserver.SSHD, login string, dbs, owners []
 func TestAccSSHBastion_tenant(t *testing.T) {
 	for _, kind := range engines() {
 		t.Run(kind, func(t *testing.T) {
+			skipTransportOnStandIn(t, kind)
 			s := testAccServer(t, kind)
 			d := testserver.StartSSHD(t)
 			logs := t.TempDir()

@@ -66,6 +66,7 @@ func (s accServer) bastionServerBlock(port int, caPEM, extra string) string {
 func TestAccSSHBastion_timeouts(t *testing.T) {
 	for _, kind := range engines() {
 		t.Run(kind, func(t *testing.T) {
+			skipTransportOnStandIn(t, kind)
 			s := testAccServer(t, kind).viaBastion(t)
 			t.Run("lock_timeout", func(t *testing.T) {
 				if s.Engine == "postgres" {

@@ -282,23 +282,6 @@ func (s accServer) terraformInterruptPoint(t *testing.T, op killOp, k int, stmt,
 		outcome += "_in_two"
 	}
 	strayWindow := false
-	if s.Flavor == "mariadb" && op.name == "username_rotation" && direction == "back" && s.loginExists(t, n.ownerB) {
-		// The documented window (README, "When an apply is interrupted"):
-		// MariaDB accounts carry no mark, so the new login of a rotation
-		// killed after its CREATE USER cannot be proven this resource's,
-		// and going back to the old name leaves it; the README gives its
-		// DROP USER. (MySQL 8.0.21+ marks it: there it must be gone.)
-		t.Logf("%s: the new login %s is left (documented window); dropping it as the README says", where, n.ownerB)
-		s.dropLogins(t, n.ownerB)
-		strayWindow = true
-	}
-	if s.Flavor == "mariadb" && op.name == "owner_host_change" && direction == "back" && slices.Contains(s.accountHosts(t, n.ownerA), "127.0.0.1") {
-		// The same window for a host change (a rotation to the same name
-		// at another host).
-		t.Logf("%s: the new account '%s'@'127.0.0.1' is left (documented window); dropping it as the README says", where, n.ownerA)
-		s.exec(t, "", fmt.Sprintf("DROP USER '%s'@'127.0.0.1'", n.ownerA))
-		strayWindow = true
-	}
 	if op.name == "grant_host_change" && direction == "back" && len(s.dbRows(t, n.db, n.grantee)) > 1 {
 		// The documented window (README, issue 46): a grant's host change
 		// killed after the GRANT to the new account and before Terraform

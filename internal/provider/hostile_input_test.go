@@ -21,15 +21,15 @@ import (
 // Adversarial configuration values (project issue 12), through the real
 // terraform CLI and the built provider, as users run it:
 //
-//   - TestHostileInput_refusedBeforeApply: no server. Every hostile value in
+//   - TestAccHostileInput_refusedBeforeApply: no server. Every hostile value in
 //     every place a name, privilege, setting, host or server name goes is
 //     refused by `terraform validate` or, when the rule needs the engine or
 //     the server's reserved names, by `terraform plan`, with its pinned
 //     reason word and a summary naming the value exactly.
-//   - TestHostileInput_refusedAtApply (TF_ACC): the same refusals when the
+//   - TestAccHostileInput_refusedAtApply (TF_ACC): the same refusals when the
 //     value is unknown until apply (it comes from terraform_data), proven
 //     to run no SQL from the server's own statement log and catalog.
-//   - TestHostileInput_exactAtApply (TF_ACC): values that pass validation
+//   - TestAccHostileInput_exactAtApply (TF_ACC): values that pass validation
 //     (names at exactly the maximum length, digits-only and exponent-like
 //     names, mixed case, `_` wildcards, `--` and `$` in usernames, odd but
 //     allowed privilege and encoding spellings, a 63-character server name)
@@ -440,13 +440,13 @@ func attribute(cases []hostileCase, starts map[string]int, diags []tfDiag) map[s
 	return out
 }
 
-// TestHostileInput_refusedBeforeApply: every adversarial value is refused
+// TestAccHostileInput_refusedBeforeApply: every adversarial value is refused
 // by terraform validate or, for rules that need the engine or the server's
 // reserved names, by terraform plan, with no server listening. Each case's
 // diagnostics must include its exact summary (reason word, kind, the value
 // Go-quoted) and carry no other reason; a case that validate lets through
 // must be refused by plan; no error may fall outside the cases.
-func TestHostileInput_refusedBeforeApply(t *testing.T) {
+func TestAccHostileInput_refusedBeforeApply(t *testing.T) {
 	t.Parallel()
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
@@ -606,13 +606,13 @@ func unknownHCL(label, value string) string {
 	return fmt.Sprintf("resource \"terraform_data\" %q {\n  input = %s\n}\n", label, value)
 }
 
-// TestHostileInput_refusedAtApply: hostile values that are unknown at plan
+// TestAccHostileInput_refusedAtApply: hostile values that are unknown at plan
 // time (they come from terraform_data) pass the plan and must be refused by
 // the provider's second validation, in Go, before any SQL: the apply fails
 // with each value's exact refusal, the admin sent no DDL/DCL (the server's
 // statement log) and the server's catalog is unchanged, and no hostile
 // resource reached state.
-func TestHostileInput_refusedAtApply(t *testing.T) {
+func TestAccHostileInput_refusedAtApply(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
 			s := testAccServer(t, engine)
@@ -884,7 +884,7 @@ func pad(s string, fill byte, n int) string {
 	return s + strings.Repeat(string(fill), n-len(s))
 }
 
-// TestHostileInput_exactAtApply: values at the edge of what validation
+// TestAccHostileInput_exactAtApply: values at the edge of what validation
 // allows are created exactly as written, and the server holds exactly
 // those names: a database name of exactly the maximum length (MySQL 64,
 // PostgreSQL 63 bytes) in mixed case; a digits-only and an exponent-like
@@ -897,7 +897,7 @@ func pad(s string, fill byte, n int) string {
 // the keyword); a character set spelled as the server does not report it;
 // and a server name of exactly 63 characters. Then a plan is empty (no
 // drift from the spellings) and destroy removes exactly what was created.
-func TestHostileInput_exactAtApply(t *testing.T) {
+func TestAccHostileInput_exactAtApply(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
 			s := testAccServer(t, engine)

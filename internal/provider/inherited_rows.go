@@ -11,32 +11,34 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-// A resource's refusal never stops another's revoke (MySQL/MariaDB, a
-// database re-created by hand under the tenant's name). Terraform runs
-// nothing that depends on a failed resource, so an owner refusing there
-// would leave the inherited rows of a grant with depends_on on it, and a
-// grant refusing would leave the owner's. The refusing resource revokes
-// every account's rows on the name (dbclient.RevokeInherited says why it
-// cannot pick tenantdb's alone) before it reports.
+// A refusal on a database positively re-created under the tenant's name
+// (MySQL: another claim's mark) revokes the refusing resource's own
+// account's rows only and names every other account holding rows on the
+// name: a DBA's backup account, another tenant's owner, a superuser's row,
+// and the rows of a resource that depends on the refusing one (Terraform
+// does not run it after the refusal). tenantdb touches only rows it
+// granted; mysql.db keeps no grantor, so the user judges the others
+// (dbclient.OthersOnRecreated).
 
-// inheritedRevoker is what revokeInherited calls on a server
-// (*dbclient.Server; the grant's unit-test fake).
-type inheritedRevoker interface {
-	RevokeInherited(ctx context.Context, db ddl.DatabaseName, recordedDB dbclient.Identity) (revoked, left []string, err error)
+// inheritedLister is what nameOthers calls on a server (*dbclient.Server;
+// the grant's unit-test fake).
+type inheritedLister interface {
+	OthersOnRecreated(ctx context.Context, db ddl.DatabaseName, recordedDB dbclient.Identity, own ddl.Username) ([]string, error)
 }
 
-// revokeInherited follows a refusal: when it is IdentityMismatch and the
-// database there is another one than recordedDB, every account's rows on
-// its name are revoked and the refusal says so. Any other error is
-// returned as it is.
-func revokeInherited(ctx context.Context, srv inheritedRevoker, db ddl.DatabaseName, recordedDB dbclient.Identity, refusal error) error {
+// nameOthers follows a refusal: when it is IdentityMismatch and the
+// database there is positively another one than recordedDB, the refusal
+// names the other accounts' rows on its name (own's excepted), revoking
+// none. Any other error is returned as it is.
+func nameOthers(ctx context.Context, srv inheritedLister, info ddl.ServerInfo, db ddl.DatabaseName, recordedDB dbclient.Identity,
+	own ddl.Username, refusal error) error {
 	var de *ddl.Error
 	if !errors.As(refusal, &de) || de.Reason != ddl.IdentityMismatch {
 		return refusal
 	}
-	revoked, left, err := srv.RevokeInherited(ctx, db, recordedDB)
+	others, err := srv.OthersOnRecreated(ctx, db, recordedDB, own)
 	if err != nil {
-		return errors.Join(refusal, fmt.Errorf("revoking the rows other accounts inherited on the re-created database: %w", err))
+		return errors.Join(refusal, fmt.Errorf("listing the other accounts' rows on the re-created database: %w", err))
 	}
-	return ddl.WithInheritedRevoked(de, db, revoked, left)
+	return ddl.WithOthersNamed(de, info, db, others)
 }

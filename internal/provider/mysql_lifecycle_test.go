@@ -241,65 +241,6 @@ func TestAccMySQLLifecycle_importedOwnerDestroyRevokes(t *testing.T) {
 	}
 }
 
-// TestAccMySQLLifecycle_refusalKeepsOthersRevoking (item 7): a superuser
-// drops a tenant database and creates another under its name, which
-// inherits the owner's and the grantee's rows. The apply refuses
-// (IdentityMismatch), and whichever resource refuses first, with depends_on
-// either way, the other's rows are revoked all the same: neither login
-// reads the new database, no row of theirs is left on the name, and the
-// superuser's row is intact. On e3febed the grant with depends_on on the
-// owner never ran, and the grantee kept reading.
-func TestAccMySQLLifecycle_refusalKeepsOthersRevoking(t *testing.T) {
-	for _, kind := range []string{"mysql", "mariadb"} {
-		t.Run(kind, func(t *testing.T) {
-			s := testAccServer(t, kind)
-			for _, tc := range []struct{ name, ownerExtra, grantExtra, first string }{
-				{"grantDependsOnOwner", "", "  depends_on = [tenantdb_tenant_owner.o]", "owner"},
-				{"ownerDependsOnGrant", "  depends_on = [tenantdb_tenant_grant.g]", "", "grant"},
-			} {
-				t.Run(tc.name, func(t *testing.T) {
-					db, owner, user := uniqueName("rko"), uniqueName("rko_o"), uniqueName("rko_g")
-					s.principal(t, user)
-					t.Cleanup(func() { s.dropDatabase(t, db); s.dropLogins(t, owner, user) })
-					w := newCLIWorkspace(t)
-					w.write(s.serverHCL("") + ownerHCL(db, owner, "Owner-pw-1", 1, tc.ownerExtra) +
-						grantHCL("g", "tenantdb_tenant_database.db.name", user, `["SELECT"]`, tc.grantExtra))
-					w.run("apply", "-auto-approve").mustSucceed(t, "create")
-
-					s.recreateDatabase(t, db)
-					read := func(login, pw string) error {
-						return s.as(login, pw, db, "SELECT v FROM "+s.table(db, "secret"))
-					}
-					if read(user, principalPW) != nil || read(owner, "Owner-pw-1") != nil {
-						t.Fatal("the new database did not inherit the rows: the test would prove nothing")
-					}
-					r := w.run("apply", "-auto-approve").mustFail(t, "apply on the re-created database")
-					d := r.requireDiag(t, "error", "IdentityMismatch")
-					s.requireNoRows(t, db, owner, user)
-					if err := denied(read(user, principalPW), "the grantee's SELECT"); err != nil {
-						t.Fatal(err)
-					}
-					if err := denied(read(owner, "Owner-pw-1"), "the owner's SELECT"); err != nil {
-						t.Fatal(err)
-					}
-					other := map[string]string{"owner": user, "grant": owner}[tc.first]
-					if !strings.Contains(d.Detail, fmt.Sprintf("%q", other)) || !strings.Contains(d.Detail, "revoked too") {
-						t.Errorf("the %s's refusal does not say it revoked %s's inherited rows too:\n%s", tc.first, other, d.Detail)
-					}
-					if n := s.count(t, db, "SELECT COUNT(*) FROM "+s.table(db, "secret")); n != 1 {
-						t.Fatalf("the superuser's table holds %d rows, want 1", n)
-					}
-					w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
-					s.requireNoRows(t, db, owner, user)
-					if s.count(t, db, "SELECT COUNT(*) FROM "+s.table(db, "secret")) != 1 {
-						t.Fatal("destroy touched the superuser's database")
-					}
-				})
-			}
-		})
-	}
-}
-
 // TestAccMySQLLifecycle_partialRevokesSwitchedOff (issue 43, suspicion b;
 // MySQL 9.7 only): under partial_revokes = ON tenantdb writes a database
 // name in GRANT literally (acme_1). A DBA then switches it OFF: MySQL reads

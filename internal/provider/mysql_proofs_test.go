@@ -108,7 +108,9 @@ func requireQuietPlan(t *testing.T, w *cliWorkspace, when string) {
 // still read their table, later plans are empty, and destroy still drops
 // what the first admin made. Before PROOFS.md a MySQL mark counted only
 // while its DEFINER was CURRENT_USER(): every database read as re-created
-// and the apply revoked the tenant's rows.
+// and the apply revoked the tenant's rows. Then a DBA revokes the old
+// admin's rights and locks it (issue 54 item 2): still no warning, no
+// change and no revoke; on 65d3dd4 every database read as re-created.
 func TestAccMySQLProofs_adminRenamed(t *testing.T) {
 	onMySQLFamily(t, func(t *testing.T, s accServer) {
 		name := "ren" + s.name
@@ -134,6 +136,19 @@ func TestAccMySQLProofs_adminRenamed(t *testing.T) {
 		requireQuietPlan(t, w, "a plan after the admin changed")
 		w.run("apply", "-auto-approve").mustSucceed(t, "a later apply")
 		s.requireReads(t, db, owner, grantee, "after a later apply")
+
+		// The rotation's last step (README): a DBA decommissions the old
+		// admin, its rights revoked and the account locked (MySQL refuses
+		// DROP USER of a mark's definer, 4006). The ledger records it as
+		// a writer, so its marks still count (issue 54 item 3): no
+		// warning, no change, no revoke.
+		s.exec(t, "", fmt.Sprintf("REVOKE ALL PRIVILEGES, GRANT OPTION FROM '%s'@'%%'", first.Username),
+			fmt.Sprintf("ALTER USER '%s'@'%%' ACCOUNT LOCK", first.Username))
+		mark = s.MarkLog(t)
+		requireQuietPlan(t, w, "a plan after the old admin was decommissioned")
+		w.run("apply", "-auto-approve").mustSucceed(t, "an apply after the old admin was decommissioned").forbidDiag(t, "DriftDetected")
+		s.requireNoRevoke(t, mark, []string{second.Username}, "the apply after the old admin was decommissioned")
+		s.requireReads(t, db, owner, grantee, "after the old admin was decommissioned")
 
 		w.run("destroy", "-auto-approve").mustSucceed(t, "destroy").forbidDiag(t, "DatabaseDropSkipped")
 		if s.databaseExists(t, db) || s.loginExists(t, owner) {

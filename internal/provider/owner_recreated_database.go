@@ -39,15 +39,15 @@ func recordOwnerDatabase(ctx context.Context, srv *dbclient.Server, db ddl.Datab
 
 // readOwnerDatabase is the owner's refresh of its database's identity.
 // With no identity recorded yet (an import, or state from before) it
-// records the database there now. When the database there is another one
-// made by hand (no tenantdb claim mark), it warns and reports the login as
-// holding nothing on the recorded database, so the plan shows the apply
-// that revokes what the new one inherited and refuses, and goes on refusing
-// until the database is given its mark back or adopted. One a
-// tenantdb_tenant_database made (the configuration re-created it) is
-// recorded as the owner's own.
-func readOwnerDatabase(ctx context.Context, srv *dbclient.Server, t ownerTarget, st *dbclient.OwnerState,
-	req privateReader, resp privateWriter, state *tenantOwnerModel, object string, diags *diag.Diagnostics) {
+// records the database there now. A database positively another one
+// (Replaced: a tenantdb_tenant_database's claim mark, the configuration
+// re-created it after a drop) is recorded as the owner's own, and so is a
+// MariaDB database whose comment is a claim mark. One whose mark is gone
+// or no longer counted is Unproven (a missing proof is never a
+// replacement): the owner stays in state with its rows, nothing is
+// granted or revoked until it is proven, and a warning says so.
+func readOwnerDatabase(ctx context.Context, srv *dbclient.Server, t ownerTarget,
+	req privateReader, resp privateWriter, object string, diags *diag.Diagnostics) {
 	if srv.Info().Flavor == ddl.FlavorPostgres {
 		return
 	}
@@ -57,24 +57,23 @@ func readOwnerDatabase(ctx context.Context, srv *dbclient.Server, t ownerTarget,
 	if err != nil || dbState == nil || d.HasError() {
 		return // a read error is the next refresh's; a gone database keeps what was recorded
 	}
-	replaced := recorded != "" && dbclient.Compare(recorded, current) == dbclient.Replaced
-	if replaced && !current.Strong() {
-		// Re-created by hand: shown as holding nothing on its database,
-		// so the apply revokes what the new one inherited and refuses.
-		addWarning(diags, ddl.DriftDetected, object, recreatedDatabaseWarning(len(st.Privileges) > 0))
-		state.Privileges = privilegeSetValue(nil)
-		return
-	}
-	if recorded == "" || replaced || (dbclient.Compare(recorded, current) == dbclient.Unproven && current.Strong()) ||
-		(recorded.NeedsMark() && current.Strong()) {
+	v := dbclient.Compare(recorded, current)
+	mariaMark := v == dbclient.Unproven && current.Strong() && srv.Info().Flavor == ddl.FlavorMariaDB
+	switch {
+	case recorded == "" || v == dbclient.Replaced || mariaMark || (recorded.NeedsMark() && current.Strong()):
 		// Nothing recorded yet, or a database a tenantdb_tenant_database
-		// made (a claim mark as its comment: the configuration re-created
-		// it after a drop): its own. A tenant can write a mark's form only
-		// on its own database, which this already is. Recorded without a
-		// mark (imported with it) and marked since (the database's first
+		// made (its claim mark: the configuration re-created it after a
+		// drop): its own. A tenant can write a mark's form only on its own
+		// database, which this already is. Recorded without a mark
+		// (imported with it) and marked since (the database's first
 		// apply): the mark is its identity from now on, or a later
 		// re-creation would read the same as the unmarked import.
 		diags.Append(recordPrivate(ctx, resp, ownerDatabaseKey, current)...)
+	case v == dbclient.Unproven:
+		addWarning(diags, ddl.DriftDetected, object, dbclient.MismatchWhyFor(recorded, v)+
+			" The owner stays in state and keeps its rows on the database; nothing is granted or revoked until the "+
+			"database's mark is given back (the tenantdb_tenant_database's warning gives the statement) or the tenant "+
+			"is imported again, and a destroy revokes what it holds.")
 	}
 }
 
@@ -98,9 +97,10 @@ func (u *ownerUpdate) revokeOnRecreatedDatabase(ctx context.Context) error {
 	if _, err := u.srv.RevokeOnRecreatedDatabase(ctx, u.t.db, u.old.user, recorded, u.recorded); err != nil {
 		return err
 	}
-	// The grants that depend on this owner do not run after the refusal:
-	// their inherited rows are revoked here (inherited_rows.go).
-	return revokeInherited(ctx, u.srv, u.t.db, recorded,
+	// Only this owner's own account's rows were revoked; every other
+	// account's (a DBA's, another tenant's, a dependent grant's) is named
+	// for the user to judge (inherited_rows.go).
+	return nameOthers(ctx, u.srv, u.srv.Info(), u.t.db, recorded, u.old.user,
 		ddl.ErrRecreatedDatabaseRevoked(u.t.ref.Name, u.srv.Info(), u.t.db, u.old.user, "owner"))
 }
 

@@ -26,7 +26,7 @@ import (
 // It returns the new login's state and name.
 func rotationSuccessor(ctx context.Context, srv *dbclient.Server, t ownerTarget, recorded dbclient.Identity,
 	state *tenantOwnerModel, diags *diag.Diagnostics) (*dbclient.OwnerState, ddl.Username) {
-	succ, err := srv.RotationSuccessor(ctx, t.db, recorded)
+	succ, err := srv.RotationSuccessor(ctx, t.db, t.user, recorded)
 	if err != nil || succ == nil {
 		return nil, ddl.Username{}
 	}

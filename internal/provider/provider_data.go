@@ -60,7 +60,7 @@ type grantServer interface {
 	DatabaseOwnerToJoin(ctx context.Context, db ddl.DatabaseName) (string, error)
 	JoinDatabaseOwner(ctx context.Context, db ddl.DatabaseName, owner ddl.Username) error
 	CheckIdentity(ctx context.Context, db ddl.DatabaseName, recorded dbclient.Identity) (dbclient.Check, error)
-	inheritedRevoker
+	inheritedLister
 }
 
 var _ grantServer = (*dbclient.Server)(nil)

@@ -108,6 +108,7 @@ func testAccServer(t *testing.T, kind string) accServer {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 (make test does)")
 	}
+	requireAccName(t)
 	s := testserver.SharedKind(t, kind)
 	// One name per kind: the admin password reaches the provider through
 	// a process-wide variable named after it.
@@ -265,6 +266,7 @@ func engines() []string { return testserver.Kinds() }
 // for tests with a server).
 func skipUnselectedKind(t *testing.T, kind string) {
 	t.Helper()
+	requireAccName(t)
 	if !testserver.EngineSelected(kind) {
 		t.Skipf("%s=%q leaves out %s", testserver.EnvEngines, os.Getenv(testserver.EnvEngines), kind)
 	}
@@ -286,5 +288,31 @@ func (s accServer) dropDatabase(t *testing.T, names ...string) {
 			q += " WITH (FORCE)"
 		}
 		s.exec(t, "", q)
+	}
+}
+
+// skipTransportOnStandIn skips a test of a transport in front of the
+// server (an SSH bastion, a SOCKS5 proxy) in a process whose family runs
+// on a newer release (mariadb11, postgres18): what it proves is the
+// provider's dialer and the tunnel, the same bytes whatever release is
+// behind it, so the family's default release proves it for both, and the
+// newest run spends its time on what differs (TESTING.md, "Where the time
+// goes"). TENANTDB_TEST_TRANSPORT=all runs them on the stand-ins too.
+func skipTransportOnStandIn(t *testing.T, kind string) {
+	t.Helper()
+	if testserver.StandIn(kind) && os.Getenv("TENANTDB_TEST_TRANSPORT") != "all" {
+		t.Skipf("a transport test: the dialer and tunnel do not depend on the server's release; it runs on %s's default release "+
+			"(TENANTDB_TEST_TRANSPORT=all runs it on %s=%q too)", kind, testserver.EnvEngines, os.Getenv(testserver.EnvEngines))
+	}
+}
+
+// requireAccName fails a test that uses a server of a kind but is not named
+// TestAcc...: scripts/testacc.sh runs the TestAcc tests on every kind, each
+// in a run of its own, and every other test once, so a server test under
+// another name would silently run on two kinds of five.
+func requireAccName(t *testing.T) {
+	t.Helper()
+	if !strings.HasPrefix(t.Name(), "TestAcc") {
+		t.Fatalf("%s uses a server of a kind: name it TestAcc... so that make test runs it on every kind (scripts/testacc.sh)", t.Name())
 	}
 }

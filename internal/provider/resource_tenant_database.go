@@ -358,13 +358,13 @@ func (r *tenantDatabaseResource) Read(ctx context.Context, req resource.ReadRequ
 		// this resource created, so it is treated as imported from now on.
 		state.DatabaseCreated = types.BoolValue(false)
 		addIdentityRecordedWarning(&resp.Diagnostics, object)
-	case recorded != "" && dbclient.DatabaseVerdict(recorded, id) == dbclient.Replaced:
+	case recorded != "" && dbclient.Compare(recorded, id) == dbclient.Replaced:
 		addWarning(&resp.Diagnostics, ddl.DriftDetected, object,
 			dbclient.MismatchWhy(dbclient.Replaced)+" It is removed from state and will never be altered or dropped "+
 				"by this resource; the next apply refuses it (DatabasePreExists) unless you adopt it with terraform import.")
 		resp.State.RemoveResource(ctx)
 		return
-	case recorded != "" && dbclient.DatabaseVerdict(recorded, id) == dbclient.Unproven:
+	case recorded != "" && dbclient.Compare(recorded, id) == dbclient.Unproven:
 		addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhyFor(recorded, dbclient.Unproven)+
 			" It stays in state, database_created included, but until it is proven nothing will be altered or "+
 			"dropped (what was granted on it is still revoked by destroy). "+restoreMarkAdvice(db, recorded))

@@ -394,31 +394,24 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhy(dbclient.OtherServer)+
 				" State is kept as last read; nothing will be granted or revoked there.")
 			return
-		case vDB == dbclient.Replaced && srv.Info().Flavor != ddl.FlavorPostgres && !st.Identity.Database.Strong():
-			// Re-created by hand (no claim mark): nothing is forgotten
-			// before it is revoked, and nothing is granted on it unasked.
-			// On the recorded database the grant holds nothing (it is gone),
-			// which is what state says: the plan shows the apply that
-			// revokes the rows the new database inherited, and refuses.
-			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, recreatedDatabaseWarning(len(st.Held.Any) > 0))
-			state.Privileges = privilegeSetValue(nil)
-			resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
-			return
 		case vDB == dbclient.Replaced && srv.Info().Flavor != ddl.FlavorPostgres && len(st.Held.Any) > 0:
 			// A tenantdb_tenant_database made the database there now (its
 			// claim mark says so: the configuration re-created it after it
 			// was dropped), and the grant's rows are on it: the grant is
 			// that database's now (read on below, its identity recorded).
-		case vDB == dbclient.Unproven && !st.Identity.Database.Strong():
-			// Maybe the same database with its comment edited, maybe another:
-			// kept with its recorded identity, never granted on or revoked
-			// from until proven; destroy revokes. (A comment that is a claim
-			// mark is a database a tenantdb_tenant_database made, re-created
-			// by the configuration after a drop: read on below, recorded.)
-			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhy(dbclient.Unproven)+
-				" The grant stays in state with what it recorded; nothing is granted or revoked until the database's "+
-				"comment is given back, and a destroy revokes it. If the database was re-created, revoke what it "+
-				"inherited now:\n\n  "+ddl.RevokeAllText(srv.Info(), t.db, t.user))
+		case vDB == dbclient.Unproven && (!st.Identity.Database.Strong() || srv.Info().Flavor == ddl.FlavorMySQL):
+			// Its mark gone or no longer counted (a missing proof is never
+			// a replacement), or a MariaDB comment edited: maybe the same
+			// database, maybe another. Kept with its recorded identity and
+			// its rows, never granted on or revoked from until proven;
+			// destroy revokes. (A MariaDB comment that is a claim mark is a
+			// database a tenantdb_tenant_database made, re-created by the
+			// configuration after a drop: read on below, recorded.)
+			addWarning(&resp.Diagnostics, ddl.DriftDetected, object, dbclient.MismatchWhyFor(recorded.Database, dbclient.Unproven)+
+				" The grant stays in state with what it recorded and keeps its rows; nothing is granted or revoked "+
+				"until the database's mark is given back (the tenantdb_tenant_database's warning gives the statement) "+
+				"or the tenant is imported again, and a destroy revokes it. If the database was re-created, revoke "+
+				"what it inherited now:\n\n  "+ddl.RevokeAllText(srv.Info(), t.db, t.user))
 			state.Privileges = grantPrivilegesValue(ctx, srv.Info(), state.Privileges, st.Held, false)
 			resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
 			return
@@ -471,23 +464,6 @@ func (r *tenantGrantResource) Read(ctx context.Context, req resource.ReadRequest
 	warnUnescapedGrant(ctx, srv, t.db, t.user, &resp.Diagnostics)
 	resp.Diagnostics.Append(recordGrantIdentities(ctx, resp.Private, st.Identity)...)
 	resp.Diagnostics.Append(encodeModel(ctx, &state, &resp.State.Raw)...)
-}
-
-// recreatedDatabaseWarning: a grant's or owner's database was dropped
-// and re-created by hand (MySQL/MariaDB); rows: the login's privilege
-// rows for its name, which the new database inherited, remain.
-func recreatedDatabaseWarning(rows bool) string {
-	head := "The database was dropped and re-created outside Terraform (it carries no tenantdb claim mark): it is not " +
-		"the one this was made for. "
-	if rows {
-		return head + "It inherited the login's privilege rows for its name (MySQL/MariaDB keep them after DROP " +
-			"DATABASE), so the login can use it. They stay in state and the plan shows them as held on nothing: the next " +
-			"apply revokes them and grants nothing on the new database (IdentityMismatch); a destroy revokes them too."
-	}
-	return head + "Nothing of this resource is left on it; it stays in state and every apply refuses (IdentityMismatch) " +
-		"rather than grant on a database it was not made for, until the database is given back its mark (the " +
-		"tenantdb_tenant_database's warning has the statement) or adopted with terraform import, or this resource is " +
-		"removed from the configuration."
 }
 
 // grantPrivilegesValue is what Read reports: the declared set when the
@@ -565,10 +541,9 @@ func (r *tenantGrantResource) Update(ctx context.Context, req resource.UpdateReq
 	// Every update (a privilege change, or a new address for the server)
 	// checks both identities under the locks before anything runs.
 	if err := srv.UpdateGrant(ctx, t.db, t.user, t.privs, recorded); err != nil {
-		// A refusal on a re-created database also revokes what the owner
-		// and other grants inherited there: one that depends on this grant
-		// does not run after it (inherited_rows.go).
-		err = revokeInherited(ctx, srv, t.db, recorded.Database, err)
+		// A refusal on a re-created database names the other accounts'
+		// rows there and revokes none (inherited_rows.go).
+		err = nameOthers(ctx, srv, srv.Info(), t.db, recorded.Database, t.user, err)
 		keepOld(err, fmt.Sprintf("set the privileges of %q on database %q to %v", t.user, t.db, t.privs.Names()))
 		return
 	}

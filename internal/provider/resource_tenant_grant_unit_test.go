@@ -53,8 +53,8 @@ func (f *fakeGrantServer) RevokeGrant(context.Context, ddl.DatabaseName, ddl.Use
 	return dbclient.GrantRevoke{}, nil
 }
 
-func (f *fakeGrantServer) RevokeInherited(context.Context, ddl.DatabaseName, dbclient.Identity) ([]string, []string, error) {
-	return nil, nil, nil
+func (f *fakeGrantServer) OthersOnRecreated(context.Context, ddl.DatabaseName, dbclient.Identity, ddl.Username) ([]string, error) {
+	return nil, nil
 }
 
 func (f *fakeGrantServer) UnescapedGrant(context.Context, ddl.DatabaseName, ddl.Username) (string, error) {

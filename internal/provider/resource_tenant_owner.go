@@ -459,7 +459,7 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 		}
 	}
 	state.Privileges = ownerPrivilegesValue(srv.Info(), state.Privileges, st)
-	readOwnerDatabase(ctx, srv, t, st, req.Private, resp.Private, &state, object, &resp.Diagnostics)
+	readOwnerDatabase(ctx, srv, t, req.Private, resp.Private, object, &resp.Diagnostics)
 	pending, diags := readPendingLogins(ctx, req.Private, state.PreviousUsername)
 	resp.Diagnostics.Append(diags...)
 	pending = pending.withHalfMade(st.HalfMade)

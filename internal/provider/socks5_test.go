@@ -42,6 +42,7 @@ func socks5Config(s accServer, proxyURL, user, db, owner, reader, pw string, ver
 func TestAccSOCKS5_tenant(t *testing.T) {
 	for _, kind := range engines() {
 		t.Run(kind, func(t *testing.T) {
+			skipTransportOnStandIn(t, kind)
 			s := testAccServer(t, kind)
 			const proxyPW, wrongPW = "Proxy-secret-4f9c1", "Wrong-proxy-7d2e8"
 			authed := testserver.StartDante(t, proxyPW)

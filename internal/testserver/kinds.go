@@ -143,3 +143,19 @@ func resolveKind(engine string, o startOptions) (startOptions, error) {
 	}
 	return o, nil
 }
+
+// StandIn reports whether this process serves family's tests with a newer
+// release (mariadb11, postgres18: TENANTDB_TEST_ENGINES names it). Tests
+// whose point does not depend on the server's release (a demo that starts
+// the machine's own binaries, the transports in front of a server) run on
+// the family's default release only, so a stand-in's run repeats none of
+// them (scripts/testacc.sh; TESTING.md, "Where the time goes").
+func StandIn(family string) bool {
+	named := namedKinds()
+	for standIn, f := range standIns {
+		if f == family && slices.Contains(named, standIn) {
+			return true
+		}
+	}
+	return false
+}

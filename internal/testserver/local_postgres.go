@@ -171,7 +171,7 @@ func startLocalPostgres(ctx context.Context, o startOptions) (_ *Server, err err
 	// Stop is SIGQUIT, "immediate shutdown": the postmaster takes its
 	// backend processes down with it and exits at once, with no checkpoint
 	// (the data is thrown away). SIGKILL would orphan the backends.
-	li, err := newLocalInstance("", "pg", cred, syscall.SIGQUIT)
+	li, err := newLocalInstance(scratchParent(), "pg", cred, syscall.SIGQUIT)
 	if err != nil {
 		return nil, err
 	}

@@ -100,11 +100,15 @@ func chrootExec(r debianRoot) (serverExec, error) {
 	return serverExec{root: root, chroot: chroot}, nil
 }
 
-// tmpParent is where the server's temp dir goes: the root's /tmp, or the
-// system's temp dir ("") on the host.
+// tmpParent is where the server's temp dir goes: in a root, its
+// /tenantdb-scratch tmpfs (mountRootTmpfs) or else its /tmp; on the host,
+// scratchParent.
 func (x serverExec) tmpParent() string {
 	if x.root == "" {
-		return ""
+		return scratchParent()
+	}
+	if dir := filepath.Join(x.root, "tenantdb-scratch"); mountRootTmpfs(dir) {
+		return dir
 	}
 	return filepath.Join(x.root, "tmp")
 }
