@@ -268,10 +268,19 @@ type offboardingKey struct{}
 
 // OffboardNotes collects what an offboarding reset.
 type OffboardNotes struct {
-	mu     sync.Mutex
-	resets []ConnectionLimitReset
-	flags  []FlagReset
-	skips  []string
+	mu      sync.Mutex
+	resets  []ConnectionLimitReset
+	flags   []FlagReset
+	skips   []string
+	removed []string
+}
+
+// Removed lists what an offboarding removed in other databases (the
+// login's large objects, default privileges and privileges there).
+func (n *OffboardNotes) Removed() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.removed...)
 }
 
 // FlagReset is a database flag the tenant set (ALLOW_CONNECTIONS false,

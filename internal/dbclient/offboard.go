@@ -67,11 +67,12 @@ func (s *Server) dropPostgresLoginSteps(ctx context.Context, db ddl.DatabaseName
 		// drop finished): nothing in it to hand over, read or revoke, and
 		// no connection into it can be opened. What the login holds in
 		// other databases still goes, then the role.
-		foreign, closed, err := s.foreignRevokes(ctx, db, user)
+		foreign, closed, removed, err := s.foreignRevokes(ctx, db, user, offboarding)
 		if err != nil {
 			return err
 		}
-		return s.keptIfClosed(ctx, user, closed, withDependents(s.spec.Name, user, s.exec(ctx, foreign.Append(ddl.DropOwnedLogin(s.dialect(), db, user)))))
+		return s.keptIfClosed(ctx, user, closed, withDependents(s.spec.Name, user,
+			noteRemoved(ctx, removed, s.exec(ctx, foreign.Append(ddl.DropOwnedLogin(s.dialect(), db, user))))))
 	}
 	if offboarding {
 		if declared, err = s.declaredGrantees(ctx, db, user); err != nil {
@@ -101,7 +102,7 @@ func (s *Server) dropPostgresLoginSteps(ctx context.Context, db ddl.DatabaseName
 	if err := s.exec(ctx, ddl.InOneTransaction(s.dialect(), handover)); err != nil {
 		return err
 	}
-	foreign, closed, err := s.foreignRevokes(ctx, db, user)
+	foreign, closed, removed, err := s.foreignRevokes(ctx, db, user, offboarding)
 	if err != nil {
 		return err
 	}
@@ -109,7 +110,7 @@ func (s *Server) dropPostgresLoginSteps(ctx context.Context, db ddl.DatabaseName
 		return err
 	}
 	return s.keptIfClosed(ctx, user, closed, withDependents(s.spec.Name, user,
-		s.exec(ctx, revokes.Append(foreign).Append(ddl.DropOwnedLogin(s.dialect(), db, user)))))
+		noteRemoved(ctx, removed, s.exec(ctx, revokes.Append(foreign).Append(ddl.DropOwnedLogin(s.dialect(), db, user))))))
 }
 
 // keptIfClosed: DROP ROLE refused (2BP01) because the login still holds
@@ -261,29 +262,53 @@ func (s *Server) onwardRevokes(ctx context.Context, db ddl.DatabaseName, user dd
 }
 
 // foreignQuery: per other database, whether the login $1 owns objects
-// there (its default privileges aside) and whether it has default
-// privileges there (its own, or someone's naming it), from pg_shdepend.
+// there other than large objects (its default privileges aside), how many
+// large objects it owns there, whether it has default privileges there
+// (its own, or someone's naming it), and whether it holds privileges
+// there, from pg_shdepend.
 const foreignQuery = `
 SELECT d.datname::text,
-       pg_catalog.bool_or(s.deptype = 'o' AND s.classid <> 'pg_catalog.pg_default_acl'::pg_catalog.regclass),
-       pg_catalog.bool_or(s.classid = 'pg_catalog.pg_default_acl'::pg_catalog.regclass)
+       pg_catalog.bool_or(s.deptype = 'o' AND s.classid NOT IN ('pg_catalog.pg_default_acl'::pg_catalog.regclass,
+                                                                'pg_catalog.pg_largeobject'::pg_catalog.regclass)),
+       pg_catalog.count(*) FILTER (WHERE s.deptype = 'o' AND s.classid = 'pg_catalog.pg_largeobject'::pg_catalog.regclass),
+       pg_catalog.bool_or(s.classid = 'pg_catalog.pg_default_acl'::pg_catalog.regclass),
+       pg_catalog.bool_or(s.deptype = 'a' AND s.classid <> 'pg_catalog.pg_default_acl'::pg_catalog.regclass)
 FROM pg_catalog.pg_shdepend s JOIN pg_catalog.pg_database d ON d.oid = s.dbid
 WHERE s.refclassid = 'pg_catalog.pg_authid'::pg_catalog.regclass
   AND s.refobjid = (SELECT oid FROM pg_catalog.pg_roles WHERE rolname = $1) AND d.datname <> $2
 GROUP BY 1 ORDER BY 1`
 
-// foreignRevokes renders the revokes of what user holds in other databases
-// through someone else's grant (another tenant's owner granting it a
-// table): such a grant never blocks the drop. Objects the login owns in
-// another database, and default privileges there, are never touched:
-// they are refused before any statement, naming each database and the
-// statements that clear it.
-func (s *Server) foreignRevokes(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (ddl.Plan, []string, error) {
-	type holding struct {
-		name           string
-		owns, defaults bool
-	}
-	var hs []holding
+// foreignHolding is one row of foreignQuery.
+type foreignHolding struct {
+	name            string
+	owns            bool  // objects other than large objects
+	largeObjects    int64 // large objects it owns there
+	defaults, privs bool
+}
+
+// foreignRevokes renders what ends user's holdings in other databases.
+//
+// A rotation's old login (offboarding false): what it holds through
+// someone else's grant (another tenant's owner granting it a table) is
+// revoked; objects it owns there, and default privileges, are refused
+// before any statement, naming each database and the statements that
+// clear it.
+//
+// An offboarding (the login already locked out and its database already
+// the keeper's): nothing the tenant made or was given elsewhere may stop
+// it. Where the login owns no object but large objects (the maintenance
+// database: lo_create needs no privilege), DROP OWNED there removes its
+// large objects, its default privileges and the privileges granted to it;
+// each database and what went is noted (the caller notes them once the
+// plan ran). Objects of any other kind it owns in another database (a
+// table in another tenant's database, possibly holding that tenant's
+// rows) are never dropped or reassigned there: refused, after the
+// lock-out, naming the statements.
+//
+// Either way another tenant's closed database (ALLOW_CONNECTIONS false) is
+// skipped and named (closed), never a reason to stop.
+func (s *Server) foreignRevokes(ctx context.Context, db ddl.DatabaseName, user ddl.Username, offboarding bool) (ddl.Plan, []string, []string, error) {
+	var hs []foreignHolding
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
 		hs = nil
 		rs, err := q.QueryContext(ctx, foreignQuery, user.String(), db.String())
@@ -292,8 +317,8 @@ func (s *Server) foreignRevokes(ctx context.Context, db ddl.DatabaseName, user d
 		}
 		defer rs.Close()
 		for rs.Next() {
-			var h holding
-			if err := rs.Scan(&h.name, &h.owns, &h.defaults); err != nil {
+			var h foreignHolding
+			if err := rs.Scan(&h.name, &h.owns, &h.largeObjects, &h.defaults, &h.privs); err != nil {
 				return err
 			}
 			hs = append(hs, h)
@@ -301,18 +326,18 @@ func (s *Server) foreignRevokes(ctx context.Context, db ddl.DatabaseName, user d
 		return rs.Err()
 	})
 	if err != nil {
-		return ddl.Plan{}, nil, s.readError("read where login "+user.String()+" holds privileges", err)
+		return ddl.Plan{}, nil, nil, s.readError("read where login "+user.String()+" holds privileges", err)
 	}
 	var p ddl.Plan
 	var blocked []ddl.ForeignHolding
-	var closedDBs []string
+	var closedDBs, removed []string
 	for _, h := range hs {
 		other, err := ddl.NewCatalogDatabaseName(h.name)
 		if err != nil {
-			return ddl.Plan{}, nil, err
+			return ddl.Plan{}, nil, nil, err
 		}
-		if h.owns || h.defaults {
-			blocked = append(blocked, ddl.ForeignHolding{Database: other, OwnsObjects: h.owns, Defaults: h.defaults})
+		if h.owns || (!offboarding && (h.largeObjects > 0 || h.defaults)) {
+			blocked = append(blocked, ddl.ForeignHolding{Database: other, OwnsObjects: h.owns || h.largeObjects > 0, Defaults: h.defaults})
 			continue
 		}
 		if closed, err := s.databaseClosed(ctx, other); err != nil || closed {
@@ -321,7 +346,7 @@ func (s *Server) foreignRevokes(ctx context.Context, db ddl.DatabaseName, user d
 			// never a reason to stop it. Named; what the login holds
 			// there keeps it from being dropped (dropPostgresLoginSteps).
 			if err != nil {
-				return ddl.Plan{}, nil, err
+				return ddl.Plan{}, nil, nil, err
 			}
 			closedDBs = append(closedDBs, other.String())
 			noteSkip(ctx, fmt.Sprintf("database %q does not accept connections (ALLOW_CONNECTIONS false): what login %q holds "+
@@ -330,25 +355,57 @@ func (s *Server) foreignRevokes(ctx context.Context, db ddl.DatabaseName, user d
 		}
 		if may, err := s.adminMayConnect(ctx, other); err != nil || !may {
 			if err != nil {
-				return ddl.Plan{}, nil, err
+				return ddl.Plan{}, nil, nil, err
 			}
 			blocked = append(blocked, ddl.ForeignHolding{Database: other})
 			continue
 		}
+		if offboarding {
+			p = p.Append(ddl.DropOwnedIn(other, user))
+			removed = append(removed, foreignRemoved(other, user, h))
+			continue
+		}
 		rows, err := s.onwardRows(ctx, other, user, true, nil)
 		if err != nil {
-			return ddl.Plan{}, nil, err
+			return ddl.Plan{}, nil, nil, err
 		}
 		revokes, err := ddl.RevokeFromLogin(other, rows)
 		if err != nil {
-			return ddl.Plan{}, nil, err
+			return ddl.Plan{}, nil, nil, err
 		}
 		p = p.Append(revokes)
 	}
 	if len(blocked) > 0 {
-		return ddl.Plan{}, nil, ddl.ErrForeignHoldings(s.spec.Name, user, blocked)
+		return ddl.Plan{}, nil, nil, ddl.ErrForeignHoldings(s.spec.Name, user, blocked, offboarding)
 	}
-	return p, closedDBs, nil
+	return p, closedDBs, removed, nil
+}
+
+// foreignRemoved says what DROP OWNED removed in another database.
+func foreignRemoved(other ddl.DatabaseName, user ddl.Username, h foreignHolding) string {
+	var what []string
+	if h.largeObjects > 0 {
+		what = append(what, fmt.Sprintf("%d large object(s) it owned", h.largeObjects))
+	}
+	if h.defaults {
+		what = append(what, "default privileges (its own, or naming it)")
+	}
+	if h.privs {
+		what = append(what, "privileges granted to it")
+	}
+	return fmt.Sprintf("database %q: login %q (locked out) held %s there; removed (%s)", other, user,
+		strings.Join(what, ", "), ddl.DropOwnedStatement(user))
+}
+
+// noteRemoved records, once the plan that removed them ran, what an
+// offboarding removed in other databases.
+func noteRemoved(ctx context.Context, removed []string, err error) error {
+	if n, _ := ctx.Value(offboardingKey{}).(*OffboardNotes); n != nil && err == nil {
+		n.mu.Lock()
+		n.removed = append(n.removed, removed...)
+		n.mu.Unlock()
+	}
+	return err
 }
 
 // ownedLeftQuery names what the login $1 still owns in the current

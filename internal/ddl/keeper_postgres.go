@@ -155,6 +155,14 @@ func ErrKeeperTampered(server string, db DatabaseName, user Username, f KeeperFa
 			"OWNED where it owns anything), then apply again.", pgIdent(k), pgIdent(k))}
 }
 
+// DropOwnedIn renders an offboarding's removal of what user holds in
+// another database, where it owns nothing but large objects (dbclient
+// reads that first): its large objects, its default privileges and the
+// privileges granted to it there. The login is locked out by then.
+func DropOwnedIn(other DatabaseName, user Username) Plan {
+	return Plan{Statements: []Statement{sql("DROP OWNED BY ", pgIdent(user.s)).in(other.s).okIfMissing().done()}}
+}
+
 // DropOwnedStatement is, for a diagnostic, what removes user's privileges
 // and default privileges in the database it is run in.
 func DropOwnedStatement(user Username) string { return "DROP OWNED BY " + pgIdent(user.s) + ";" }

@@ -102,6 +102,7 @@ const (
 	// delete reset, and what it left alone in another tenant's database.
 	summaryFlagReset       = "Database flag reset to offboard or delete"
 	summaryOffboardSkipped = "Offboarding left something in another database"
+	summaryOffboardRemoved = "Offboarding removed the login's holdings in another database"
 	// An account host that is a name pattern on a server that skips name
 	// resolution (account_host.go).
 	summaryHostNeverMatches = "Host name never matches: the server skips name resolution"
