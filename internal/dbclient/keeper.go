@@ -110,3 +110,21 @@ func (s *Server) withKeeperHandedTo(ctx context.Context, db ddl.DatabaseName, ow
 	}
 	return plan.Append(ddl.CarryDefaultPrivileges(db, owner.Role(), acls.WithoutSelf())).Append(ddl.KeeperHandsTo(db, owner)), nil
 }
+
+// lockedOut reads whether the PostgreSQL login user may not log in
+// (NOLOGIN: an offboarding's lock-out). A missing login reads as not.
+func (s *Server) lockedOut(ctx context.Context, user ddl.Username) (bool, error) {
+	locked := false
+	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+		locked = false
+		err := q.QueryRowContext(ctx, `SELECT NOT rolcanlogin FROM pg_catalog.pg_roles WHERE rolname = $1`, user.String()).Scan(&locked)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return false, s.readError("read whether login "+user.String()+" may log in", err)
+	}
+	return locked, nil
+}

@@ -202,6 +202,10 @@ type OwnerState struct {
 	// ledger does not back (a login an earlier version made): compare it
 	// with HintedVerdict.
 	Hint bool
+	// LockedOut (PostgreSQL): the login may not log in (NOLOGIN), as an
+	// offboarding's first statement leaves it; an owner the configuration
+	// still declares is let in again by SyncOwnerPrivileges.
+	LockedOut bool
 }
 
 // HalfMadeLogin is one login an interrupted rotation left.
@@ -220,6 +224,9 @@ func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Userna
 	}
 	st := &OwnerState{Identity: id, Hint: hint}
 	if s.info.Flavor == ddl.FlavorPostgres {
+		if st.LockedOut, err = s.lockedOut(ctx, user); err != nil {
+			return nil, err
+		}
 		d, err := s.Database(ctx, db)
 		if err != nil {
 			return nil, err
@@ -582,6 +589,13 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 			plan, err := s.withKeeperHandedTo(ctx, db, user, ddl.MakeDatabaseOwner(db, user))
 			if err != nil {
 				return err
+			}
+			// An offboarding interrupted past its lock-out, its owner
+			// declared again: the login logs in again.
+			if locked, err := s.lockedOut(ctx, user); err != nil {
+				return err
+			} else if locked {
+				plan = ddl.LetLoginIn(user).Append(plan)
 			}
 			return s.exec(ctx, ddl.InOneTransaction(s.dialect(), plan))
 		}

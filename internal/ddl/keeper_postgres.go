@@ -67,6 +67,13 @@ func LockOutLogin(user Username) Plan {
 	}}
 }
 
+// LetLoginIn undoes LockOutLogin: an owner login the configuration
+// declares again after an offboarding was interrupted past its lock-out
+// (a killed apply, then the previous configuration applied back).
+func LetLoginIn(user Username) Plan {
+	return Plan{Statements: []Statement{sql("ALTER ROLE ", pgIdent(user.s), " LOGIN").done()}}
+}
+
 // HandOwnedToKeeper renders the handover of an offboarding: the admin
 // joins the owner role (an owner login has it from its create; a login
 // whose create was the last thing a killed apply did may not), and

@@ -65,7 +65,7 @@ func TestAccOffboard_leavesOnlyDeclared(t *testing.T) {
 	t.Cleanup(func() {
 		s.dropDatabase(t, db)
 		s.dropDatabase(t, other)
-		s.dropLogins(t, owner, otherOwner, carol, bob, dave, fresh)
+		s.dropLogins(t, owner, otherOwner, carol, bob, dave, fresh, keeperOf(t, db))
 	})
 	w := newCLIWorkspace(t)
 	w.write(offboardHCL(s, db, owner, carol, other, otherOwner, false))
@@ -221,7 +221,7 @@ func TestAccOffboard_dataMovesBeforeDrop(t *testing.T) {
 	db, owner := uniqueName("dmv"), uniqueName("dmvo")
 	t.Cleanup(func() {
 		s.dropDatabase(t, db)
-		s.dropLogins(t, owner)
+		s.dropLogins(t, owner, keeperOf(t, db))
 	})
 	w := newCLIWorkspace(t)
 	w.write(s.serverHCL("") + ownerHCL(db, owner, "Owner-pw-1", 1, ""))
@@ -266,7 +266,7 @@ func TestAccOffboard_foreignObjectsRefused(t *testing.T) {
 	t.Cleanup(func() {
 		s.dropDatabase(t, db)
 		s.dropDatabase(t, other)
-		s.dropLogins(t, owner, otherOwner)
+		s.dropLogins(t, owner, otherOwner, keeperOf(t, db))
 	})
 	w := newCLIWorkspace(t)
 	cfg := func(withOwner bool) string {
@@ -330,7 +330,7 @@ func TestAccOffboard_declaredGranteesCarried(t *testing.T) {
 	s.principal(t, bob)
 	t.Cleanup(func() {
 		s.dropDatabase(t, db)
-		s.dropLogins(t, ownerA, ownerB)
+		s.dropLogins(t, ownerA, ownerB, keeperOf(t, db))
 	})
 	carolOID := fmt.Sprint(s.count(t, "", `SELECT oid::int FROM pg_roles WHERE rolname = $1`, carol))
 	grant := grantHCL("c", "tenantdb_tenant_database.db.name", carol, `["SELECT"]`, "")

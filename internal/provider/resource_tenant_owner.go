@@ -459,6 +459,15 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 		}
 	}
 	state.Privileges = ownerPrivilegesValue(srv.Info(), state.Privileges, st)
+	if st.LockedOut {
+		// An offboarding interrupted after its lock-out, the owner
+		// declared again: drift, so the next apply lets it in
+		// (SyncOwnerPrivileges).
+		addWarning(&resp.Diagnostics, ddl.DriftDetected, object, "The login may not log in (NOLOGIN), as an "+
+			"offboarding that was interrupted leaves it (or someone set it outside Terraform). The configuration "+
+			"declares it, so the next apply lets it log in again.")
+		state.Privileges = types.SetValueMust(types.StringType, nil)
+	}
 	readOwnerDatabase(ctx, srv, t, req.Private, resp.Private, object, &resp.Diagnostics)
 	pending, diags := readPendingLogins(ctx, req.Private, state.PreviousUsername)
 	resp.Diagnostics.Append(diags...)
