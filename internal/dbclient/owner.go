@@ -564,7 +564,11 @@ func (s *Server) requireOwnLogin(ctx context.Context, db ddl.DatabaseName, user 
 // SyncOwnerPrivileges is SyncPrivileges for the owner, after checking it is
 // still the recorded login. PostgreSQL owners hold everything by owning the
 // database: there it re-asserts ownership when it was lost.
-func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs ddl.PrivilegeSet, recorded Identity) error {
+//
+// letIn (a login this resource created): one an offboarding locked out
+// (NOLOGIN) before it was interrupted logs in again. An imported owner's
+// NOLOGIN is never changed.
+func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs ddl.PrivilegeSet, recorded Identity, letIn bool) error {
 	defer s.invalidateDatabase(db)
 	return s.withLock(ctx, db, func(ctx context.Context) error {
 		c, err := s.requireOwnLogin(ctx, db, user, recorded)
@@ -594,7 +598,7 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 			// declared again: the login logs in again.
 			if locked, err := s.lockedOut(ctx, user); err != nil {
 				return err
-			} else if locked {
+			} else if locked && letIn {
 				plan = ddl.LetLoginIn(user).Append(plan)
 			}
 			return s.exec(ctx, ddl.InOneTransaction(s.dialect(), plan))

@@ -459,7 +459,7 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 		}
 	}
 	state.Privileges = ownerPrivilegesValue(srv.Info(), state.Privileges, st)
-	if st.LockedOut {
+	if st.LockedOut && state.UserCreated.ValueBool() {
 		// An offboarding interrupted after its lock-out, the owner
 		// declared again: drift, so the next apply lets it in
 		// (SyncOwnerPrivileges).
