@@ -82,7 +82,8 @@ func (s *Server) dropPostgresLoginSteps(ctx context.Context, db ddl.DatabaseName
 			return err
 		}
 	}
-	receiver, handover := ddl.KeeperName(db).Role(), ddl.Plan{}
+	receiver := ddl.KeeperName(db).Role()
+	var handover ddl.Plan
 	if !offboarding && st.Owner != user.String() && st.Owner != s.spec.Username && !ddl.IsKeeperOf(db, st.Owner) {
 		if receiver, err = ddl.NewRoleName(st.Owner); err != nil {
 			return err
