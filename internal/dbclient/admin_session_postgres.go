@@ -4,6 +4,7 @@ package dbclient
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -267,8 +268,90 @@ type offboardingKey struct{}
 
 // OffboardNotes collects what an offboarding reset.
 type OffboardNotes struct {
-	mu     sync.Mutex
-	resets []ConnectionLimitReset
+	mu      sync.Mutex
+	resets  []ConnectionLimitReset
+	flags   []FlagReset
+	skips   []string
+	removed []string
+}
+
+// Removed lists what an offboarding removed in other databases (the
+// login's large objects, default privileges and privileges there).
+func (n *OffboardNotes) Removed() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.removed...)
+}
+
+// FlagReset is a database flag the tenant set (ALLOW_CONNECTIONS false,
+// IS_TEMPLATE true) that kept an offboarding or a declared delete from its
+// work, reset.
+type FlagReset struct {
+	Database string
+	Flag     string // as set now, e.g. "ALLOW_CONNECTIONS true"
+}
+
+// FlagResets lists the flags reset, in order.
+func (n *OffboardNotes) FlagResets() []FlagReset {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]FlagReset(nil), n.flags...)
+}
+
+// Skipped lists what an offboarding left alone, with why (another
+// tenant's closed database).
+func (n *OffboardNotes) Skipped() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.skips...)
+}
+
+// noteSkip records, when ctx is an offboarding, what it left alone.
+func noteSkip(ctx context.Context, what string) {
+	if n, _ := ctx.Value(offboardingKey{}).(*OffboardNotes); n != nil {
+		n.mu.Lock()
+		n.skips = append(n.skips, what)
+		n.mu.Unlock()
+	}
+}
+
+// resetFlags resets, only when ctx is an offboarding or a declared delete,
+// the flags of db that block it (allowConn: ALLOW_CONNECTIONS false is
+// reset; template: IS_TEMPLATE true is), and records each. Outside one,
+// nothing is changed.
+func (s *Server) resetFlags(ctx context.Context, db ddl.DatabaseName, allowConn, template bool) (bool, error) {
+	n, _ := ctx.Value(offboardingKey{}).(*OffboardNotes)
+	if n == nil || s.info.Flavor != ddl.FlavorPostgres {
+		return false, nil
+	}
+	var closed, isTemplate bool
+	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+		return q.QueryRowContext(ctx, `SELECT NOT datallowconn, datistemplate FROM pg_catalog.pg_database WHERE datname = $1`,
+			db.String()).Scan(&closed, &isTemplate)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.readError("read the flags of database "+db.String(), err)
+	}
+	var reset []ddl.Statement
+	var flags []string
+	if allowConn && closed {
+		reset, flags = append(reset, ddl.ResetAllowConnections(db)), append(flags, "ALLOW_CONNECTIONS true")
+	}
+	if template && isTemplate {
+		reset, flags = append(reset, ddl.ResetIsTemplate(db)), append(flags, "IS_TEMPLATE false")
+	}
+	for i, st := range reset {
+		if err := s.execOne(ctx, st); err != nil {
+			return false, err
+		}
+		n.mu.Lock()
+		n.flags = append(n.flags, FlagReset{Database: db.String(), Flag: flags[i]})
+		n.mu.Unlock()
+	}
+	return len(reset) > 0, nil
 }
 
 // ConnectionLimitReset is a database's CONNECTION LIMIT that kept the admin
@@ -302,6 +385,19 @@ type tenantConnector struct {
 
 func (c tenantConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.Connector.Connect(ctx)
+	if err != nil && codeOf(err) == "pg:55000" {
+		// ALLOW_CONNECTIONS false (the owner may set it): an offboarding
+		// opens the database again (resetFlags reads that it is what
+		// blocks); anything else keeps the server's error.
+		db, nerr := ddl.NewCatalogDatabaseName(c.database)
+		if nerr != nil {
+			return nil, err
+		}
+		if reset, rerr := c.s.resetFlags(ctx, db, true, false); rerr != nil || !reset {
+			return nil, err
+		}
+		return c.Connector.Connect(ctx)
+	}
 	if err == nil || codeOf(err) != "pg:53300" {
 		return conn, err
 	}

@@ -202,6 +202,10 @@ type OwnerState struct {
 	// ledger does not back (a login an earlier version made): compare it
 	// with HintedVerdict.
 	Hint bool
+	// LockedOut (PostgreSQL): the login may not log in (NOLOGIN), as an
+	// offboarding's first statement leaves it; an owner the configuration
+	// still declares is let in again by SyncOwnerPrivileges.
+	LockedOut bool
 }
 
 // HalfMadeLogin is one login an interrupted rotation left.
@@ -220,6 +224,9 @@ func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Userna
 	}
 	st := &OwnerState{Identity: id, Hint: hint}
 	if s.info.Flavor == ddl.FlavorPostgres {
+		if st.LockedOut, err = s.lockedOut(ctx, user); err != nil {
+			return nil, err
+		}
 		d, err := s.Database(ctx, db)
 		if err != nil {
 			return nil, err
@@ -257,7 +264,7 @@ func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Userna
 }
 
 // checkOwnerConflict refuses a second owner. PostgreSQL: the database is
-// owned by someone other than the admin. MySQL/MariaDB have no database
+// owned by someone other than the admin or its keeper. MySQL/MariaDB have no database
 // owner: an owner is an account other than the admin that holds privileges
 // on it and carries its owner mark (owner_mark_limit.go); a grantee holding
 // ALL PRIVILEGES is not one.
@@ -270,8 +277,8 @@ func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, us
 		if d == nil {
 			return fmt.Errorf("%s: database %q does not exist: create it first (tenantdb_tenant_database)", s.spec.describe(), db)
 		}
-		if d.Owner == s.spec.Username || d.Owner == user.String() {
-			return nil
+		if d.Owner == s.spec.Username || d.Owner == user.String() || ddl.IsKeeperOf(db, d.Owner) {
+			return nil // the admin, or db's keeper, holds a retained database for its next owner
 		}
 		if rotated, err := s.finishedRotationOwner(ctx, db, d.Owner); err != nil || rotated != nil {
 			if err == nil {
@@ -367,6 +374,9 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		create := ddl.CreateMarkedOwner(s.dialect(), db, user, pw, privs, claim)
 		plan, err := s.withAdminDefaultsHandedTo(ctx, db, user, create)
 		if err != nil {
+			return err
+		}
+		if plan, err = s.withKeeperHandedTo(ctx, db, user, plan); err != nil {
 			return err
 		}
 		// PostgreSQL: one transaction, so a failure leaves no login.
@@ -554,7 +564,11 @@ func (s *Server) requireOwnLogin(ctx context.Context, db ddl.DatabaseName, user 
 // SyncOwnerPrivileges is SyncPrivileges for the owner, after checking it is
 // still the recorded login. PostgreSQL owners hold everything by owning the
 // database: there it re-asserts ownership when it was lost.
-func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs ddl.PrivilegeSet, recorded Identity) error {
+//
+// letIn (a login this resource created): one an offboarding locked out
+// (NOLOGIN) before it was interrupted logs in again. An imported owner's
+// NOLOGIN is never changed.
+func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs ddl.PrivilegeSet, recorded Identity, letIn bool) error {
 	defer s.invalidateDatabase(db)
 	return s.withLock(ctx, db, func(ctx context.Context) error {
 		c, err := s.requireOwnLogin(ctx, db, user, recorded)
@@ -576,7 +590,18 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 			if err := s.requireAdministers(ctx, user); err != nil {
 				return err
 			}
-			return s.exec(ctx, ddl.MakeDatabaseOwner(db, user))
+			plan, err := s.withKeeperHandedTo(ctx, db, user, ddl.MakeDatabaseOwner(db, user))
+			if err != nil {
+				return err
+			}
+			// An offboarding interrupted past its lock-out, its owner
+			// declared again: the login logs in again.
+			if locked, err := s.lockedOut(ctx, user); err != nil {
+				return err
+			} else if locked && letIn {
+				plan = ddl.LetLoginIn(user).Append(plan)
+			}
+			return s.exec(ctx, ddl.InOneTransaction(s.dialect(), plan))
 		}
 		return s.syncPrivileges(ctx, db, user, privs)
 	})

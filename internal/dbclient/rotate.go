@@ -180,13 +180,14 @@ func (s *Server) withAdminDefaultsHandedTo(ctx context.Context, db ddl.DatabaseN
 	return plan.Append(ddl.CarryDefaultPrivileges(db, owner.Role(), acls)).Append(ddl.ClearDefaultPrivileges(db, admin, acls)), nil
 }
 
-// withDefaultsHandedToAdmin prefixes an owner's drop plan with the handover
-// of its default privileges in db to the admin, who owns the database once
-// the owner is gone (PostgreSQL, and only while the owner owns db): grants
+// withDefaultsHandedOn appends to an owner's handover plan its default
+// privileges in db given by the receiver (db's keeper, or a rotation's new
+// login), who owns the database once the owner is gone (PostgreSQL, and
+// only while the owner owns db): grants
 // keep reaching tables created later. Only the entries for declared
 // grantees (OIDs; nil: every entry) are handed over: what the tenant gave
 // anyone else ends with its login (DROP OWNED removes it).
-func (s *Server) withDefaultsHandedToAdmin(ctx context.Context, db ddl.DatabaseName, owner ddl.Username, declared map[string]bool, drop ddl.Plan) (ddl.Plan, error) {
+func (s *Server) withDefaultsHandedOn(ctx context.Context, db ddl.DatabaseName, owner ddl.Username, to ddl.RoleName, declared map[string]bool, drop ddl.Plan) (ddl.Plan, error) {
 	if s.info.Flavor != ddl.FlavorPostgres {
 		return drop, nil
 	}
@@ -206,7 +207,7 @@ func (s *Server) withDefaultsHandedToAdmin(ctx context.Context, db ddl.DatabaseN
 		}
 		acls = acls.GrantedTo(func(r ddl.RoleName) bool { return names[r.String()] })
 	}
-	return ddl.CarryDefaultPrivileges(db, s.info.Admin, acls).Append(drop), nil
+	return drop.Append(ddl.CarryDefaultPrivileges(db, to, acls)), nil
 }
 
 // roleNames maps role OIDs to the names of the roles that exist.

@@ -22,7 +22,24 @@ func (s *Server) dropLocked(ctx context.Context, db ddl.DatabaseName) error {
 		}
 		return ddl.ErrDatabaseInUse(s.spec.Name, db, described)
 	}
-	return s.exec(ctx, s.dialect().DropDatabase(db))
+	// A declared delete: IS_TEMPLATE true (the owner may set it) would
+	// refuse the drop on every apply.
+	if _, err := s.resetFlags(ctx, db, false, true); err != nil {
+		return err
+	}
+	keeperHeld := false
+	if s.info.Flavor == ddl.FlavorPostgres {
+		d, err := s.databaseDirect(ctx, db)
+		if err != nil {
+			return err
+		}
+		keeperHeld = d != nil && ddl.IsKeeperOf(db, d.Owner)
+	}
+	if err := s.exec(ctx, s.dialect().DropDatabase(db)); err != nil || !keeperHeld {
+		return err
+	}
+	// The keeper held only this database: it goes with it.
+	return s.exec(ctx, ddl.DropKeeper(db))
 }
 
 // syncPrivileges moves grantee's privileges on db to desired: reads what it

@@ -11,6 +11,18 @@ func ResetConnectionLimit(db DatabaseName) Statement {
 	return sql("ALTER DATABASE ", pgIdent(db.s), " CONNECTION LIMIT -1").done()
 }
 
+// ResetAllowConnections opens a tenant database that its owner closed
+// (ALLOW_CONNECTIONS false): only while offboarding or deleting it.
+func ResetAllowConnections(db DatabaseName) Statement {
+	return sql("ALTER DATABASE ", pgIdent(db.s), " ALLOW_CONNECTIONS true").done()
+}
+
+// ResetIsTemplate lets a declared delete drop a tenant database its owner
+// marked a template (IS_TEMPLATE true): only while deleting it.
+func ResetIsTemplate(db DatabaseName) Statement {
+	return sql("ALTER DATABASE ", pgIdent(db.s), " IS_TEMPLATE false").done()
+}
+
 // PostgresSessionReadWrite makes one admin session's transactions
 // read-write when a tenant's database set default_transaction_read_only
 // and the server did not (dbclient's verifyAdminSession).

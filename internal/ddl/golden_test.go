@@ -99,7 +99,10 @@ func renderAll(t *testing.T, info ServerInfo) string {
 	}
 	section("drop login", d.DropLogin(db, owner))
 	if e == EnginePostgres {
-		section("offboard: hand owned to the admin", HandOwnedToAdmin(d, db, owner))
+		section("offboard: lock the login out", LockOutLogin(owner))
+		section("offboard: create the keeper", CreateKeeper(db))
+		section("offboard: hand owned to the keeper", HandOwnedToKeeper(db, owner))
+		section("re-onboard: the keeper hands to the new owner", KeeperHandsTo(db, newOwner))
 		revokes, err := OffboardRevokes(db, []OnwardRow{
 			{Kind: OnwardDatabase, Grantee: "", Privileges: []string{"CONNECT", "TEMPORARY"}},
 			{Kind: OnwardDatabase, Grantee: "bob", Privileges: []string{"CONNECT"}, Grantable: true},

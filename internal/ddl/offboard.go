@@ -155,20 +155,6 @@ func (r OnwardRow) target(db DatabaseName) (string, error) {
 	return "", fmt.Errorf("onward grant on %q: object kind not known to tenantdb", printable(string(r.Kind)))
 }
 
-// HandOwnedToAdmin renders the first half of an owner's offboarding: the
-// admin joins the role (an owner login has it from its create; a login
-// whose create was the last thing a killed apply did may not), and
-// everything the role owns in db, the database included, is reassigned
-// to the admin, named explicitly: CURRENT_USER is whoever the session
-// runs as, which is not always the admin.
-func HandOwnedToAdmin(d Dialect, db DatabaseName, user Username) Plan {
-	pg, ok := d.(postgres)
-	if !ok {
-		return Plan{}
-	}
-	return Plan{Statements: pg.handOwnedToAdmin(db, user)}
-}
-
 // DropOwnedLogin renders the second half: DROP OWNED (privileges granted to
 // the role and its default privileges; the caller has shown it owns
 // nothing left in db) and DROP ROLE. On MySQL/MariaDB it is DropLogin.

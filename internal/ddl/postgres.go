@@ -122,7 +122,7 @@ func (d postgres) TransferOwnership(db DatabaseName, from, to Username) Plan {
 // the tenant's tables with the login. Both work per database, so they run in
 // the tenant database; DROP OWNED then only removes privileges and default
 // privileges. Missing roles are tolerated so a retried drop converges. An
-// owner's destroy runs the two halves apart (HandOwnedToAdmin,
+// owner's destroy runs its own steps (lock-out, HandOwnedToKeeper,
 // DropOwnedLogin) with a read between them; this whole form is the undo of
 // a create, where the login has had no time to own anything else.
 func (d postgres) DropLogin(db DatabaseName, user Username) Plan {

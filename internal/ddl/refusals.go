@@ -213,7 +213,7 @@ func ErrStillOwns(server string, db DatabaseName, user Username, admin RoleName,
 // privileges, in other databases: tenantdb never drops or reassigns
 // anything in another tenant's database, so the drop is refused before
 // any statement, naming each database and what clears it.
-func ErrForeignHoldings(server string, user Username, hs []ForeignHolding) error {
+func ErrForeignHoldings(server string, user Username, hs []ForeignHolding, lockedOut bool) error {
 	var b strings.Builder
 	for _, h := range hs {
 		// DROP OWNED drops nothing where the login owns nothing: there it
@@ -228,10 +228,16 @@ func ErrForeignHoldings(server string, user Username, hs []ForeignHolding) error
 		}
 		fmt.Fprintf(&b, "\n  database %q: it %s there; connected to %s, run: %s", h.Database.s, what, pgIdent(h.Database.s), fix)
 	}
+	state := "Nothing was changed."
+	if lockedOut {
+		// An offboarding refuses this only after the lock-out and the
+		// handover of its own database (dbclient's dropPostgresLogin).
+		state = "The login is already locked out (NOLOGIN, its sessions ended) and its own database is no longer its own."
+	}
 	return fmt.Errorf("server %q: login %q cannot be dropped: PostgreSQL drops no role that owns objects or holds "+
-		"privileges anywhere, and tenantdb never drops or reassigns what it owns in another database:%s\nNothing was "+
-		"changed. Run those statements as that database's owner (or a superuser), then apply again",
-		server, user.s, b.String())
+		"privileges anywhere, and tenantdb never drops or reassigns objects it owns in another database:%s\n%s "+
+		"Run those statements as that database's owner (or a superuser), then apply again",
+		server, user.s, b.String(), state)
 }
 
 // ErrLoginStillHeld: DROP ROLE found something still depending on the
@@ -240,7 +246,7 @@ func ErrLoginStillHeld(server string, user Username, detail string, cause error)
 	return fmt.Errorf("server %q: login %q cannot be dropped yet: %w\n\nPostgreSQL lists what still depends on it:\n%s\n\n"+
 		"In each database named there, connected as its owner (or a superuser), run REVOKE ALL ON <object> FROM %s; "+
 		"(or DROP OWNED BY %s; where the login owns nothing), then apply again. Its tenant's tables were already "+
-		"reassigned to the admin", server, user.s, cause, detail, pgIdent(user.s), pgIdent(user.s))
+		"handed to the database's keeper role", server, user.s, cause, detail, pgIdent(user.s), pgIdent(user.s))
 }
 
 // ErrHostOnPostgres refuses a host on a PostgreSQL owner or grant: roles

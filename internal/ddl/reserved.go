@@ -16,8 +16,8 @@ var systemAccounts = []string{
 }
 
 // ReservedNames is the set of principals no tenant may own or be granted to:
-// the system accounts, every pg_* role, the server's admin login and its
-// reserved_usernames.
+// the system accounts, every pg_* role, tenantdb's scratch namespace (its
+// keeper roles), the server's admin login and its reserved_usernames.
 type ReservedNames struct {
 	server string
 	admin  string
@@ -35,6 +35,9 @@ func (r ReservedNames) why(name string) string {
 		if strings.EqualFold(name, a) {
 			return "is a system account of the server"
 		}
+	}
+	if isScratchName(name) {
+		return "starts with " + NonceDatabasePrefix + " (in any case), tenantdb's scratch namespace, where the keeper roles of retained PostgreSQL databases live"
 	}
 	if len(name) >= 3 && strings.EqualFold(name[:3], "pg_") {
 		return "starts with pg_, which PostgreSQL reserves for its own roles"

@@ -99,6 +99,11 @@ const (
 	summaryImportedKept         = "Imported owner login kept: its privileges on the database were revoked"
 	summaryImportedStillOwns    = "Imported owner login kept: it still owns the database"
 	summaryRanPastTimeout       = "Ran past operation_timeout: a DROP DATABASE is never stopped part way"
+	// What a tenant set on its database that an offboarding or a declared
+	// delete reset, and what it left alone in another tenant's database.
+	summaryFlagReset       = "Database flag reset to offboard or delete"
+	summaryOffboardSkipped = "Offboarding left something in another database"
+	summaryOffboardRemoved = "Offboarding removed the login's holdings in another database"
 	// An account host that is a name pattern on a server that skips name
 	// resolution (account_host.go).
 	summaryHostNeverMatches = "Host name never matches: the server skips name resolution"

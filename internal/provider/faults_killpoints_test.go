@@ -45,6 +45,10 @@ type killOp struct {
 	back bool
 	// mysqlOnly: MySQL/MariaDB alone (an account's host, issue 46).
 	mysqlOnly bool
+	// postgresOnly: PostgreSQL alone (the offboarding's lock-out and
+	// keeper, issue 53; elsewhere an owner's destroy is one DROP USER,
+	// which destroy_delete covers).
+	postgresOnly bool
 }
 
 // killNames are the objects of one kill point.
@@ -89,6 +93,11 @@ func killOps() []killOp {
 		{name: "privilege_change", back: true,
 			before: func(n killNames) string { return owner(n) + killGrantHCL(n, `["SELECT", "DELETE"]`) },
 			after:  func(n killNames) string { return owner(n) + killGrantHCL(n, `["SELECT", "INSERT"]`) }},
+		// Issue 53: an owner's offboarding, the database retained
+		// (PostgreSQL: the lock-out, the keeper, DROP OWNED elsewhere).
+		{name: "owner_offboard", before: full, back: true, postgresOnly: true, after: func(n killNames) string {
+			return db(n) + killGrantHCL(n, `["SELECT"]`)
+		}},
 		{name: "destroy_delete", before: full, back: true, after: func(killNames) string { return "" }},
 		// Issue 46: a host change of the owner (create-before-drop) and of
 		// the grant (the new account granted before the old is revoked).
@@ -159,7 +168,7 @@ func runInterruptPoints(t *testing.T, kind string, interrupt func(accServer) fun
 	t.Cleanup(logKillTally(t, prefix))
 	for _, engine := range engines() {
 		for _, op := range killOps() {
-			if op.mysqlOnly && engine == "postgres" {
+			if (op.mysqlOnly && engine == "postgres") || (op.postgresOnly && engine != "postgres") {
 				continue
 			}
 			t.Run(engine+"/"+op.name, func(t *testing.T) {
@@ -206,6 +215,9 @@ func (s accServer) terraformInterruptPoint(t *testing.T, op killOp, k int, stmt,
 	t.Cleanup(func() {
 		s.dropDatabase(t, n.db)
 		s.dropLogins(t, n.ownerA, n.ownerB)
+		if s.Engine == "postgres" {
+			s.dropLogins(t, keeperOf(t, n.db))
+		}
 		if op.mysqlOnly {
 			s.exec(t, "", fmt.Sprintf("DROP USER IF EXISTS '%s'@'127.0.0.1', '%s'@'127.0.0.1'", n.ownerA, n.grantee))
 		}

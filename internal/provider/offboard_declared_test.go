@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
 // Offboarding a PostgreSQL tenant (issue 42, items 4 and 5): after the
@@ -44,11 +46,15 @@ resource "tenantdb_tenant_owner" "other" {
 // SELECT on orders to bob and to PUBLIC, CONNECT to PUBLIC, EXECUTE on a
 // function, USAGE on a sequence, a column privilege, a large object and a
 // default privilege to bob; tenant other's owner grants the owner login
-// SELECT on its table t. Destroying the owner (the database retained)
-// succeeds; bob, dave and a fresh login can neither connect nor read;
-// carol, declared, still reads orders; the catalogs hold no entry for
-// anyone but the admin and carol, and no grant option; other's table t is
-// untouched and its ACL no longer names the dropped login.
+// SELECT on its table t; the owner login, connected to the maintenance
+// database, makes a large object and a default privilege there (issue 53:
+// these used to refuse every destroy). Destroying the owner (the database
+// retained) succeeds; bob, dave and a fresh login can neither connect nor
+// read; carol, declared, still reads orders; the catalogs hold no entry
+// for anyone but the database's keeper role and carol, and no grant
+// option; other's table t is untouched and its ACL no longer names the
+// dropped login; warnings name the maintenance database (its large object
+// and default privileges removed) and other (its grant revoked).
 func TestAccOffboard_leavesOnlyDeclared(t *testing.T) {
 	s := testAccServer(t, "postgres")
 	db, owner, other, otherOwner := uniqueName("off"), uniqueName("offo"), uniqueName("offx"), uniqueName("offxo")
@@ -59,7 +65,7 @@ func TestAccOffboard_leavesOnlyDeclared(t *testing.T) {
 	t.Cleanup(func() {
 		s.dropDatabase(t, db)
 		s.dropDatabase(t, other)
-		s.dropLogins(t, owner, otherOwner, carol, bob, dave, fresh)
+		s.dropLogins(t, owner, otherOwner, carol, bob, dave, fresh, keeperOf(t, db))
 	})
 	w := newCLIWorkspace(t)
 	w.write(offboardHCL(s, db, owner, carol, other, otherOwner, false))
@@ -94,10 +100,31 @@ func TestAccOffboard_leavesOnlyDeclared(t *testing.T) {
 	if err := s.as(bob, principalPW, db, "SELECT * FROM orders"); err != nil {
 		t.Fatalf("the setup did not give bob the table: %v", err)
 	}
+	// Holdings in the maintenance database, where PUBLIC may connect.
+	if err := s.as(owner, "Owner-pw-1", "postgres", "SELECT lo_create(0)",
+		"ALTER DEFAULT PRIVILEGES GRANT SELECT ON TABLES TO PUBLIC"); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.count(t, "postgres", `SELECT (SELECT count(*) FROM pg_largeobject_metadata WHERE lomowner = r.oid) +
+  (SELECT count(*) FROM pg_default_acl WHERE defaclrole = r.oid) FROM pg_roles r WHERE rolname = $1`, owner); n != 2 {
+		t.Fatalf("the owner holds %d large objects and default privileges in the maintenance database, want 2", n)
+	}
 
 	w.write(offboardHCL(s, db, owner, carol, other, otherOwner, true))
-	w.run("apply", "-auto-approve").mustSucceed(t, "offboard the owner, the database retained")
+	r := w.run("apply", "-auto-approve").mustSucceed(t, "offboard the owner, the database retained")
 	w.requireEmptyPlan(t, "after the offboarding (carol's grant is whole)")
+	var removed []string
+	for _, d := range r.Diagnostics {
+		if d.Severity == "warning" && d.Summary == summaryOffboardRemoved {
+			removed = append(removed, d.Detail)
+		}
+	}
+	for _, want := range []string{`database "postgres"`, "1 large object(s)", "default privileges", fmt.Sprintf("database %q", other),
+		"privileges granted to it"} {
+		if !strings.Contains(strings.Join(removed, "\n"), want) {
+			t.Errorf("the removal warnings do not say %q: %q", want, removed)
+		}
+	}
 
 	if n := s.count(t, "", `SELECT count(*) FROM pg_roles WHERE rolname = $1`, owner); n != 0 {
 		t.Fatalf("the owner login %s was not dropped", owner)
@@ -132,9 +159,9 @@ FROM (SELECT 'database' kind, (aclexplode(datacl)).* FROM pg_database WHERE datn
       UNION ALL SELECT 'default', (aclexplode(defaclacl)).* FROM pg_default_acl) e
 WHERE grantee NOT IN (SELECT oid FROM pg_roles WHERE rolname IN ($1, $2, 'pg_database_owner'))
   AND NOT (grantee = 0 AND kind = 'schema public' AND privilege_type = 'USAGE')
-  OR is_grantable ORDER BY 1`, s.Admin.Username, carol)
+  OR is_grantable ORDER BY 1`, keeperOf(t, db), carol)
 	if len(left) > 0 {
-		t.Errorf("the offboarded database still grants, beyond the admin and carol:\n  %s", strings.Join(left, "\n  "))
+		t.Errorf("the offboarded database still grants, beyond its keeper and carol:\n  %s", strings.Join(left, "\n  "))
 	}
 	// The other tenant's table is untouched; its ACL no longer names the
 	// dropped login (its OID would show as a number).
@@ -144,6 +171,17 @@ WHERE grantee NOT IN (SELECT oid FROM pg_roles WHERE rolname IN ($1, $2, 'pg_dat
 	if acl := s.superStringsIn(t, other, `SELECT relacl::text FROM pg_class WHERE relname = 't'`); len(acl) != 1 || strings.Contains(acl[0], owner) {
 		t.Errorf("the other tenant's table ACL: %v", acl)
 	}
+}
+
+// keeperOf is the keeper role of PostgreSQL database db: it holds a
+// retained database and its objects once the owner is offboarded.
+func keeperOf(t *testing.T, db string) string {
+	t.Helper()
+	name, err := ddl.NewDatabaseName(ddl.EnginePostgres, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ddl.KeeperName(name).String()
 }
 
 // superStringsIn runs a query returning one text column as the superuser
@@ -173,16 +211,17 @@ func (s accServer) superStringsIn(t *testing.T, db, query string, args ...any) [
 // its database's role to itself, so the admin's sessions there run as the
 // owner and CURRENT_USER is the owner. Destroying the owner (database
 // retained) must not drop the tenant's table: REASSIGN OWNED names the
-// admin, and DROP OWNED runs only once the login owns nothing left there.
+// keeper, and DROP OWNED runs only once the login owns nothing left there.
 // Whether that destroy succeeds (a pinned session) or stops (the owner may
-// not reassign to the admin), the rows are there; once the setting is gone
-// the offboarding completes and the admin owns the table.
+// not reassign), the rows are there; once the setting is gone the
+// offboarding completes and the database's keeper role (never the admin,
+// issue 53) owns the table.
 func TestAccOffboard_dataMovesBeforeDrop(t *testing.T) {
 	s := testAccServer(t, "postgres")
 	db, owner := uniqueName("dmv"), uniqueName("dmvo")
 	t.Cleanup(func() {
 		s.dropDatabase(t, db)
-		s.dropLogins(t, owner)
+		s.dropLogins(t, owner, keeperOf(t, db))
 	})
 	w := newCLIWorkspace(t)
 	w.write(s.serverHCL("") + ownerHCL(db, owner, "Owner-pw-1", 1, ""))
@@ -204,8 +243,8 @@ func TestAccOffboard_dataMovesBeforeDrop(t *testing.T) {
 		t.Logf("the offboarding stopped while the role was set: %s", first.Diagnostics)
 		w.run("apply", "-auto-approve").mustSucceed(t, "offboard once the role setting is gone")
 	}
-	if got := s.superStringsIn(t, db, `SELECT pg_get_userbyid(relowner)::text FROM pg_class WHERE relname = 'orders'`); len(got) != 1 || got[0] != s.Admin.Username {
-		t.Fatalf("orders is owned by %v after the offboarding, want the admin %s", got, s.Admin.Username)
+	if got := s.superStringsIn(t, db, `SELECT pg_get_userbyid(relowner)::text FROM pg_class WHERE relname = 'orders'`); len(got) != 1 || got[0] != keeperOf(t, db) {
+		t.Fatalf("orders is owned by %v after the offboarding, want the keeper %s", got, keeperOf(t, db))
 	}
 	if n := s.count(t, db, `SELECT count(*) FROM orders`); n != 2 {
 		t.Fatalf("the offboarding lost the tenant's rows: %d left", n)
@@ -214,18 +253,20 @@ func TestAccOffboard_dataMovesBeforeDrop(t *testing.T) {
 
 // TestAccOffboard_foreignObjectsRefused (issue 42, item 5): the owner login
 // made a table in another tenant's database (that tenant's owner let it).
-// tenantdb never drops or reassigns anything there, so the owner's destroy
-// is refused before any statement: the error names that database and the
-// statements that clear it, the login and its own tables are as they were,
-// and the other tenant's table is untouched. Once the statements run, the
-// destroy succeeds.
+// tenantdb never drops or reassigns objects there (they may hold that
+// tenant's rows), so the owner's destroy is refused, but only after the
+// lock-out and the handover (issue 53): the error names that database and
+// the statements that clear it and says the login is locked out; the login
+// cannot log in, its database and tables are the keeper's, the other
+// tenant's table is untouched. Once the statements run, the destroy
+// succeeds.
 func TestAccOffboard_foreignObjectsRefused(t *testing.T) {
 	s := testAccServer(t, "postgres")
 	db, owner, other, otherOwner := uniqueName("ofr"), uniqueName("ofro"), uniqueName("ofrx"), uniqueName("ofrxo")
 	t.Cleanup(func() {
 		s.dropDatabase(t, db)
 		s.dropDatabase(t, other)
-		s.dropLogins(t, owner, otherOwner)
+		s.dropLogins(t, owner, otherOwner, keeperOf(t, db))
 	})
 	w := newCLIWorkspace(t)
 	cfg := func(withOwner bool) string {
@@ -250,13 +291,16 @@ func TestAccOffboard_foreignObjectsRefused(t *testing.T) {
 	w.write(cfg(false))
 	r := w.run("apply", "-auto-approve").mustFail(t, "offboard while the login owns a table in another database")
 	d := r.requireDiag(t, "error", "Could not drop login")
-	for _, want := range []string{fmt.Sprintf("database %q: it owns objects", other), "REASSIGN OWNED BY " + `"` + owner + `"`, "Nothing was changed"} {
+	for _, want := range []string{fmt.Sprintf("database %q: it owns objects", other), "REASSIGN OWNED BY " + `"` + owner + `"`, "already locked out"} {
 		if !strings.Contains(d.Detail, want) {
 			t.Errorf("the refusal does not say %q:\n%s", want, d.Detail)
 		}
 	}
-	if n := s.count(t, "", `SELECT count(*) FROM pg_database WHERE datname = $1 AND pg_get_userbyid(datdba) = $2`, db, owner); n != 1 {
-		t.Error("the refused offboarding changed the database's owner")
+	if n := s.count(t, "", `SELECT count(*) FROM pg_database WHERE datname = $1 AND pg_get_userbyid(datdba) = $2`, db, keeperOf(t, db)); n != 1 {
+		t.Error("the refused offboarding did not hand the database to its keeper first")
+	}
+	if n := s.count(t, "", `SELECT count(*) FROM pg_roles WHERE rolname = $1 AND NOT rolcanlogin`, owner); n != 1 {
+		t.Error("the refused offboarding did not lock the login out first")
 	}
 	if n := s.count(t, other, `SELECT count(*) FROM t`); n != 1 {
 		t.Errorf("the other tenant's table t holds %d rows", n)
@@ -286,7 +330,7 @@ func TestAccOffboard_declaredGranteesCarried(t *testing.T) {
 	s.principal(t, bob)
 	t.Cleanup(func() {
 		s.dropDatabase(t, db)
-		s.dropLogins(t, ownerA, ownerB)
+		s.dropLogins(t, ownerA, ownerB, keeperOf(t, db))
 	})
 	carolOID := fmt.Sprint(s.count(t, "", `SELECT oid::int FROM pg_roles WHERE rolname = $1`, carol))
 	grant := grantHCL("c", "tenantdb_tenant_database.db.name", carol, `["SELECT"]`, "")

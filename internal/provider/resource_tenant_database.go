@@ -581,6 +581,10 @@ func (r *tenantDatabaseResource) Delete(ctx context.Context, req resource.Delete
 		addError(&resp.Diagnostics, fmt.Sprintf("connect to server %q to drop database %q (it stays in state; destroy again when the server is reachable)", ref.Name, db), err)
 		return
 	}
+	// A declared delete, like an offboarding, may reset what the tenant
+	// set to stop it (IS_TEMPLATE true), and says so.
+	ctx, reportResets := offboarding(ctx, ref.Name, &resp.Diagnostics)
+	defer reportResets()
 	outcome, check, err := srv.DropOwnDatabase(ctx, db, recorded)
 	if err != nil {
 		addError(&resp.Diagnostics, fmt.Sprintf("drop database %q (it stays in state)", db), err)

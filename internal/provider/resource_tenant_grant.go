@@ -83,7 +83,7 @@ func (r *tenantGrantResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"sequence). The default privileges follow the database's current owner, so no `depends_on` is needed: a " +
 			"grant applied before its `tenantdb_tenant_owner` gives them for the admin (the owner then), and the owner " +
 			"takes them over when it is created; a username rotation carries them to the new owner, and an owner's " +
-			"destroy hands them back to the admin. The admin grants as the owner: it must be a member of the owner " +
+			"destroy (PostgreSQL: the database retained) hands them to the database's keeper role. The admin grants as the owner: it must be a member of the owner " +
 			"role (`tenantdb_tenant_owner` makes it one).\n\n" +
 			"A grant never names the tenant owner's own login (`GrantUserReserved`, before any SQL): on PostgreSQL the " +
 			"database's owner; on MySQL/MariaDB the login carrying the database's owner mark (the `MAX_UPDATES_PER_HOUR` " +

@@ -66,7 +66,12 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"MySQL/MariaDB it is granted `privileges` on that database only. The password is write-only: it is never " +
 			"stored, hashed or logged, and PostgreSQL receives a SCRAM-SHA-256 verifier computed by the provider. " +
 			"Changing `username` rotates the login create-before-drop, in place. Destroy drops the login only if this " +
-			"resource created it (`user_created`) and it is still that login; the database and its data stay. " +
+			"resource created it (`user_created`) and it is still that login; the database and its data stay. On " +
+			"PostgreSQL the login is locked out first (`NOLOGIN`, its sessions ended), then the database and everything " +
+			"in it go to the database's keeper role (`tenantdb_claim_k` and 16 hex digits, `NOLOGIN`, no attribute, held " +
+			"by the admin alone), never to the admin, so no tenant code runs with the admin's rights; a new owner " +
+			"declared for the database later takes everything from the keeper, which is dropped. Usernames starting " +
+			"with `tenantdb_claim_` are reserved. " +
 			"The login's identity (PostgreSQL: its OID; MariaDB: when its password was last set, to the second; MySQL " +
 			"8.0.21+: a claim mark recorded in tenantdb's ledger, with the user ATTRIBUTE as a hint) is recorded in private state and checked before every " +
 			"change or drop: a login re-created by someone else is never altered or dropped (on MariaDB, one re-created " +
@@ -459,6 +464,15 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 		}
 	}
 	state.Privileges = ownerPrivilegesValue(srv.Info(), state.Privileges, st)
+	if st.LockedOut && state.UserCreated.ValueBool() {
+		// An offboarding interrupted after its lock-out, the owner
+		// declared again: drift, so the next apply lets it in
+		// (SyncOwnerPrivileges).
+		addWarning(&resp.Diagnostics, ddl.DriftDetected, object, "The login may not log in (NOLOGIN), as an "+
+			"offboarding that was interrupted leaves it (or someone set it outside Terraform). The configuration "+
+			"declares it, so the next apply lets it log in again.")
+		state.Privileges = types.SetValueMust(types.StringType, nil)
+	}
 	readOwnerDatabase(ctx, srv, t, req.Private, resp.Private, object, &resp.Diagnostics)
 	pending, diags := readPendingLogins(ctx, req.Private, state.PreviousUsername)
 	resp.Diagnostics.Append(diags...)

@@ -210,7 +210,7 @@ func (u *ownerUpdate) syncPrivileges(ctx context.Context) error {
 	if u.rotatedNow || u.plan.Privileges.Equal(u.state.Privileges) {
 		return nil
 	}
-	return u.srv.SyncOwnerPrivileges(ctx, u.t.db, u.t.user, u.t.privs, u.recorded)
+	return u.srv.SyncOwnerPrivileges(ctx, u.t.db, u.t.user, u.t.privs, u.recorded, u.created)
 }
 
 // dropPendingLogins retries the drop of every pending old login; a login

@@ -135,12 +135,28 @@ REASSIGN OWNED BY "acme_app" TO "tenantdb_admin";
 DROP OWNED BY "acme_app";
 DROP ROLE IF EXISTS "acme_app";
 
--- == offboard: hand owned to the admin ==
+-- == offboard: lock the login out ==
 -- ok if already gone
-GRANT "acme_app" TO "tenantdb_admin";
+ALTER ROLE "acme_app" NOLOGIN;
+SELECT pg_catalog.pg_terminate_backend(a.pid) FROM pg_catalog.pg_stat_activity a WHERE a.usename = 'acme_app' AND a.pid <> pg_catalog.pg_backend_pid() AND pg_catalog.pg_has_role(a.usesysid, 'USAGE');
+
+-- == offboard: create the keeper ==
+CREATE ROLE "tenantdb_claim_k05e5c537d1cf52fc" NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS;
+GRANT "tenantdb_claim_k05e5c537d1cf52fc" TO CURRENT_USER;
+
+-- == offboard: hand owned to the keeper ==
+-- ok if already gone
+GRANT "acme_app" TO CURRENT_USER;
 -- in database acme_1
 -- ok if already gone
-REASSIGN OWNED BY "acme_app" TO "tenantdb_admin";
+REASSIGN OWNED BY "acme_app" TO "tenantdb_claim_k05e5c537d1cf52fc";
+
+-- == re-onboard: the keeper hands to the new owner ==
+-- in database acme_1
+REASSIGN OWNED BY "tenantdb_claim_k05e5c537d1cf52fc" TO "acme_app2";
+-- in database acme_1
+DROP OWNED BY "tenantdb_claim_k05e5c537d1cf52fc";
+DROP ROLE "tenantdb_claim_k05e5c537d1cf52fc";
 
 -- == offboard: revoke what the tenant granted onward ==
 -- ok if already gone
