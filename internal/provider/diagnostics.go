@@ -162,6 +162,27 @@ func addConnectionLimitResetWarning(diags *diag.Diagnostics, object string, limi
 		"should keep a limit, set it again (ALTER DATABASE ... CONNECTION LIMIT).", object, limit))
 }
 
+// addFlagResetWarning: a flag the tenant set on its database (PostgreSQL's
+// ALLOW_CONNECTIONS false, IS_TEMPLATE true) kept an offboarding or a
+// declared delete from its work and was reset for it.
+func addFlagResetWarning(diags *diag.Diagnostics, object, flag string) {
+	diags.AddWarning(summaryFlagReset, fmt.Sprintf("%s: the tenant's setting kept tenantdb from its work, so it was reset "+
+		"(%s) for this destroy. Set it again by hand if the database should keep it.", object, flag))
+}
+
+// addOffboardRemovedWarning: an offboarding removed what the locked-out
+// login held in another database (what says which database and what).
+func addOffboardRemovedWarning(diags *diag.Diagnostics, object, what string) {
+	diags.AddWarning(summaryOffboardRemoved, fmt.Sprintf("%s: %s. Nothing a tenant makes or is given outside its database "+
+		"stops its offboarding.", object, what))
+}
+
+// addOffboardSkippedWarning: an offboarding skipped a database it could
+// not read or change (another tenant's, closed), saying which.
+func addOffboardSkippedWarning(diags *diag.Diagnostics, object, what string) {
+	diags.AddWarning(summaryOffboardSkipped, fmt.Sprintf("%s: %s.", object, what))
+}
+
 // addImportNotFoundError: an import names an object the server does not
 // have.
 func addImportNotFoundError(diags *diag.Diagnostics, object, detail string) {

@@ -23,16 +23,13 @@ func offboarding(ctx context.Context, server string, diags *diag.Diagnostics) (c
 			addConnectionLimitResetWarning(diags, fmt.Sprintf("Database %q on server %q", r.Database, server), r.Limit)
 		}
 		for _, r := range notes.FlagResets() {
-			diags.AddWarning(summaryFlagReset, fmt.Sprintf("Database %q on server %q: the tenant's setting kept tenantdb from "+
-				"its work, so it was reset (%s) for this destroy. Set it again by hand if the database should keep it.",
-				r.Database, server, r.Flag))
+			addFlagResetWarning(diags, fmt.Sprintf("Database %q on server %q", r.Database, server), r.Flag)
 		}
 		for _, r := range notes.Removed() {
-			diags.AddWarning(summaryOffboardRemoved, fmt.Sprintf("Server %q: %s. Nothing a tenant makes or is given "+
-				"outside its database stops its offboarding.", server, r))
+			addOffboardRemovedWarning(diags, fmt.Sprintf("Server %q", server), r)
 		}
 		for _, s := range notes.Skipped() {
-			diags.AddWarning(summaryOffboardSkipped, fmt.Sprintf("Server %q: %s.", server, s))
+			addOffboardSkippedWarning(diags, fmt.Sprintf("Server %q", server), s)
 		}
 	}
 }
