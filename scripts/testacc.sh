@@ -7,8 +7,10 @@
 #   <kind>-acc-<i>   the provider package's TestAcc tests of shard i of
 #                    TENANTDB_TESTACC_SHARDS (default 2), on one kind
 #   main-servers     testserver, dbclient and demo on MariaDB 10.11 and
-#                    PostgreSQL 15; mysql-servers on MySQL 9.7;
-#                    newest-servers on MariaDB 11.8 and PostgreSQL 18
+#                    PostgreSQL 15, and the TestAcc tests that need both
+#                    families in one process (cross_tests); mysql-servers
+#                    on MySQL 9.7; newest-servers on MariaDB 11.8 and
+#                    PostgreSQL 18
 #   unit             every other package, and the provider package's tests
 #                    that start no server (once)
 #
@@ -51,6 +53,10 @@ declare -A FAMILY=([mariadb]=mariadb [postgres]=postgres [mysql]=mysql [mariadb1
 declare -A SERVERS_OF=([mariadb]=main-servers [postgres]=main-servers [mysql]=mysql-servers [mariadb11]=newest-servers [postgres18]=newest-servers)
 server_pkgs="./internal/testserver/ ./internal/dbclient/ ./internal/demo/"
 provider_pkg=./internal/provider/
+# The TestAcc tests that need a server of each family of a pair in one
+# process (the other engine's port as a configuration error): they run in
+# the pair's servers run, not in a kind's shard.
+cross_tests='TestAccDBServer_configErrors'
 
 full=1
 kinds=("${all_kinds[@]}")
@@ -92,7 +98,7 @@ provider_tests=$($GO test -list '.*' $provider_pkg | grep -E '^(Test|Example|Fuz
 while read -r sum name; do
 	i=$((sum % shards + 1))
 	SHARD_RUN[$i]+="${SHARD_RUN[$i]:+|}$name"
-done < <(grep -E '^TestAcc' <<<"$provider_tests" | grep -E "${TENANTDB_TESTACC_RUN:-.}" |
+done < <(grep -E '^TestAcc' <<<"$provider_tests" | grep -vxE "$cross_tests" | grep -E "${TENANTDB_TESTACC_RUN:-.}" |
 	while read -r name; do echo "$(printf %s "$name" | cksum | cut -d' ' -f1) $name"; done)
 provider_unit_run="^($(grep -vE '^TestAcc' <<<"$provider_tests" | paste -sd'|' -))\$"
 unit_pkgs=$($GO list ./... | grep -vE '/internal/(testserver|dbclient|provider|demo)$' | tr '\n' ' ')
@@ -156,7 +162,17 @@ start_job() {
 	esac
 	local out=$logs/$job.log
 	[ -z "$profile" ] || out=$profile/$job.json
-	if [ "$job" = unit ]; then
+	if [[ $job == *-servers ]]; then
+		# The pair's packages, then the provider tests that need both
+		# families of the pair in one process.
+		# shellcheck disable=SC2086 # pkgs holds a list of packages
+		{
+			TENANTDB_TEST_ENGINES=$kind TENANTDB_TESTACC_JOB=$job $GO test $format $pkgs -count=1 -timeout "${TENANTDB_TESTACC_TIMEOUT:-45m}"
+			status=$?
+			TENANTDB_TEST_ENGINES=$kind TENANTDB_TESTACC_JOB=$job $GO test $format $provider_pkg -run "^($cross_tests)\$" -count=1 \
+				-timeout "${TENANTDB_TESTACC_TIMEOUT:-45m}" && exit $status
+		} >"$out" 2>&1 &
+	elif [ "$job" = unit ]; then
 		# The unit packages' every test, the provider package's non-TestAcc
 		# ones: -run is one pattern for all packages, so two go tests.
 		# shellcheck disable=SC2086 # pkgs holds a list of packages
