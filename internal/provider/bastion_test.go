@@ -50,8 +50,9 @@ func bastionConfig(s accServer, d *testserver.SSHD, login string, dbs, owners []
 // the bastion down fails (the connections really go through it), sshd
 // killed in the middle of an apply of more tenants (run one resource at a
 // time) and the next apply converging with an empty plan after it, and
-// destroy dropping every database and owner. The bastion's private key is
-// in no state, plan JSON or TRACE log.
+// a plan after the bastion's host key changed failing (an error, not a
+// refresh warning), and destroy dropping every database and owner. The
+// bastion's private key is in no state, plan JSON or TRACE log.
 func TestAccSSHBastion_tenant(t *testing.T) {
 	for _, kind := range engines() {
 		t.Run(kind, func(t *testing.T) {
@@ -212,6 +213,17 @@ func TestAccSSHBastion_tenant(t *testing.T) {
 			if plan := w.run("plan", "-detailed-exitcode"); plan.Err != nil {
 				t.Fatalf("plan after converging is not empty (or failed): %v\n%s", plan.Err, plan.Output)
 			}
+
+			// The bastion's host key changed between apply and plan: the
+			// plan fails (a drift check in CI goes red), naming the key
+			// presented; it never reads as "No changes".
+			restore := d.SwapHostKey(t)
+			changed := w.run("plan", "-detailed-exitcode").mustFail(t, "plan with the bastion's host key changed")
+			if flat := strings.Join(strings.Fields(changed.Output), " "); !strings.Contains(flat, "SSH bastion host key not proven") ||
+				!strings.Contains(flat, "none of the pinned keys") || strings.Contains(flat, "No changes") {
+				t.Fatalf("plan with a changed host key does not fail on the unproven bastion:\n%s", changed.Output)
+			}
+			restore()
 
 			stateText := w.stateText()
 			w.run("destroy", "-auto-approve").mustSucceed(t, "destroy through the bastion")

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -118,4 +119,34 @@ func writeHostCert(dir string, key ssh.PublicKey, c *hostCert) (string, error) {
 func hostKeyEntry(port int, key ssh.PublicKey) SSHHostKey {
 	return SSHHostKey{Type: key.Type(), Fingerprint: ssh.FingerprintSHA256(key),
 		KnownHosts: fmt.Sprintf("[127.0.0.1]:%d %s", port, strings.TrimSpace(string(ssh.MarshalAuthorizedKey(key))))}
+}
+
+// SwapHostKey restarts sshd on its port with a new ed25519 host key, as
+// when a bastion is replaced or its address taken over; the returned func
+// puts the old key back (restarting again). Fingerprint and KnownHosts
+// keep naming the old key.
+func (d *SSHD) SwapHostKey(t testing.TB) (restore func()) {
+	t.Helper()
+	keyFile := filepath.Join(d.dir, "host_key")
+	old, err := os.ReadFile(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, key, err := ed25519Key()
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := ssh.MarshalPrivateKey(key, "tenantdb test host key (swapped)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	restart := func(data []byte) {
+		if err := os.WriteFile(keyFile, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		d.Kill(t)
+		d.Start(t)
+	}
+	restart(pem.EncodeToMemory(block))
+	return func() { restart(old) }
 }
