@@ -4,6 +4,7 @@ package provider
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strconv"
@@ -417,42 +418,62 @@ func TestAccTenantOwner_replacedLoginUntouched(t *testing.T) {
 	}
 }
 
-// TestAccTenantDatabase_inUseByDroppedOwner (PostgreSQL): the owner login
-// still has a session in the tenant database when one destroy drops the
-// login and then the database (deletion_policy = "delete"). The database
-// is refused (DatabaseInUse) and the session is named by its role's OID,
-// never as user "".
+// TestAccTenantDatabase_inUseByDroppedOwner (PostgreSQL): one destroy drops
+// the owner login and then the database (deletion_policy = "delete")
+// while sessions are open in it. The owner's own session is ended by the
+// offboarding's lock-out (it never keeps the database); a session of a
+// login a DBA dropped since (its role gone, its session still open)
+// refuses the database (DatabaseInUse), named by its role's OID, never as
+// user "".
 func TestAccTenantDatabase_inUseByDroppedOwner(t *testing.T) {
 	s := testAccServer(t, "postgres")
-	db, owner := uniqueName("iud"), uniqueName("iudo")
+	db, owner, other := uniqueName("iud"), uniqueName("iudo"), uniqueName("iudx")
 	t.Cleanup(func() {
 		s.dropDatabase(t, db)
-		s.dropLogins(t, owner)
+		s.dropLogins(t, owner, other)
 	})
 	w := newCLIWorkspace(t)
 	cfg := s.serverHCL("") + strings.Replace(ownerHCL(db, owner, "Owner-pw-1", 1, ""),
 		"name   = "+strconv.Quote(db), "name   = "+strconv.Quote(db)+"\n  deletion_policy = \"delete\"", 1)
 	w.write(cfg)
 	w.run("apply", "-auto-approve").mustSucceed(t, "create")
-	pool, err := s.Open(testserver.Login{Username: owner, Password: "Owner-pw-1"}, db)
-	if err != nil {
-		t.Fatal(err)
+	session := func(user, pw string) (*sql.DB, *sql.Conn) {
+		t.Helper()
+		pool, err := s.Open(testserver.Login{Username: user, Password: pw}, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := pool.Conn(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.ExecContext(context.Background(), "SELECT 1"); err != nil {
+			t.Fatal(err)
+		}
+		return pool, conn
 	}
-	defer pool.Close()
-	conn, err := pool.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(context.Background(), "SELECT 1"); err != nil {
-		t.Fatal(err)
-	}
-	r := w.run("destroy", "-auto-approve").mustFail(t, "destroy while the owner's session is open")
+	ownerPool, ownerConn := session(owner, "Owner-pw-1")
+	defer ownerPool.Close()
+	defer ownerConn.Close()
+	// A DBA's login with a session in the database, dropped since: its
+	// role is gone, its session stays.
+	s.exec(t, "", fmt.Sprintf(`CREATE ROLE %s LOGIN PASSWORD 'Other-pw-1'`, s.ident(other)))
+	s.exec(t, "", fmt.Sprintf(`GRANT CONNECT ON DATABASE %s TO %s`, s.ident(db), s.ident(other)))
+	otherPool, otherConn := session(other, "Other-pw-1")
+	defer otherPool.Close()
+	defer otherConn.Close()
+	s.exec(t, "", fmt.Sprintf(`REVOKE CONNECT ON DATABASE %s FROM %s`, s.ident(db), s.ident(other)))
+	s.exec(t, "", "DROP ROLE "+s.ident(other))
+
+	r := w.run("destroy", "-auto-approve").mustFail(t, "destroy while a dropped login's session is open")
 	d := r.requireDiag(t, "error", "DatabaseInUse")
 	if strings.Contains(d.Detail, `user ""`) || !strings.Contains(d.Detail, "a role dropped since (OID") {
-		t.Fatalf("the session of the dropped owner is not named by its OID: %q", d.Detail)
+		t.Fatalf("the session of the dropped login is not named by its OID: %q", d.Detail)
 	}
-	conn.Close()
-	pool.Close()
+	if _, err := ownerConn.ExecContext(context.Background(), "SELECT 1"); err == nil {
+		t.Fatal("the owner's session survived its offboarding: the lock-out did not end it")
+	}
+	otherConn.Close()
+	otherPool.Close()
 	w.run("destroy", "-auto-approve").mustSucceed(t, "destroy once the session ended")
 }
