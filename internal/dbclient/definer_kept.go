@@ -57,20 +57,23 @@ func (e *DefinerKept) Error() string {
 
 // keepDefiner follows a DROP USER that failed with dropErr: when MySQL
 // refused it because the login defines objects, it locks the login,
-// revokes its privileges on db when revoke is set (offboarding; a rotation
+// revokes what tenantdb granted it on db when revoke is set (offboarding;
+// granted stands in for the ledger's record, ledger_grants.go; a rotation
 // leaves them so the tenant's definer-rights objects keep working) and
 // returns a *DefinerKept naming those objects; any other error is
 // returned as it is.
-func (s *Server) keepDefiner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, revoke bool, dropErr error) error {
+func (s *Server) keepDefiner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, revoke bool, granted []ddl.Privilege, dropErr error) error {
 	if s.info.Flavor != ddl.FlavorMySQL || codeOf(dropErr) != codeDefinerReferenced {
 		return dropErr
 	}
-	keep := ddl.LockLogin(user)
-	if revoke {
-		keep = ddl.KeepDefinerLogin(s.dialect(), db, user)
-	}
-	if err := s.exec(ctx, keep); err != nil {
+	// Locked first: whatever fails after, the login no longer logs in.
+	if err := s.exec(ctx, ddl.LockLogin(user)); err != nil {
 		return err
+	}
+	if revoke {
+		if _, err := s.revokeRecordedLocked(ctx, db, user, granted); err != nil {
+			return err
+		}
 	}
 	kept := &DefinerKept{Server: s.spec.Name, DB: db, User: user, Revoked: revoke}
 	if err := s.listDefined(ctx, kept); err != nil {

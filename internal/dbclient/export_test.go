@@ -102,5 +102,5 @@ func (s *Server) Spec() Spec { return s.spec }
 // SyncPrivileges is syncPrivileges without the identity check that
 // SyncOwnerPrivileges makes.
 func (s *Server) SyncPrivileges(ctx context.Context, db ddl.DatabaseName, grantee ddl.Username, desired ddl.PrivilegeSet) error {
-	return s.syncPrivileges(ctx, db, grantee, desired)
+	return s.syncPrivileges(ctx, db, grantee, desired, true)
 }

@@ -25,6 +25,11 @@ import (
 type GrantIdentity struct {
 	Database  Identity
 	Principal Identity
+	// Granted, in the recorded identities a revoke is given: the
+	// privileges state records the grant as holding. It stands in for
+	// the ledger's record of what tenantdb granted where there is none
+	// (a grant an earlier version made; ledger_grants.go).
+	Granted []ddl.Privilege
 }
 
 // GrantState is a tenant grant as the server has it.
@@ -237,7 +242,7 @@ func (s *Server) UpdateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 			return ddl.ErrDatabaseGone(s.spec.Name, db)
 		}
 		if c.Verdict == Replaced && s.info.Flavor != ddl.FlavorPostgres {
-			return s.revokeFromRecreatedLocked(ctx, db, user, recorded.Principal)
+			return s.revokeFromRecreatedLocked(ctx, db, user, recorded)
 		}
 		if c.Verdict != Same {
 			return ddl.ErrIdentityMismatch(s.spec.Name, db, mismatchWhy(c.Verdict))
@@ -261,8 +266,8 @@ func (s *Server) UpdateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 // which the new database inherited, are revoked when the principal is still
 // the recorded one, and nothing is granted on a database the grant never
 // saw (IdentityMismatch, saying what was revoked).
-func (s *Server) revokeFromRecreatedLocked(ctx context.Context, db ddl.DatabaseName, user ddl.Username, principal Identity) error {
-	pc, err := s.CheckLogin(ctx, user, principal)
+func (s *Server) revokeFromRecreatedLocked(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded GrantIdentity) error {
+	pc, err := s.CheckLogin(ctx, user, recorded.Principal)
 	if err != nil {
 		return err
 	}
@@ -272,16 +277,20 @@ func (s *Server) revokeFromRecreatedLocked(ctx context.Context, db ddl.DatabaseN
 	if pc.Verdict != Same {
 		return ddl.ErrGrantIdentityMismatch(s.spec.Name, fmt.Sprintf("principal %q", user), PrincipalMismatchWhy(pc.Verdict))
 	}
-	if _, err := s.revokeOnNameLocked(ctx, db, user); err != nil {
+	own, err := s.revokeRecordedLocked(ctx, db, user, recorded.Granted)
+	if err != nil {
 		return err
 	}
-	return ddl.ErrRecreatedDatabaseRevoked(s.spec.Name, s.info, db, user, "grant")
+	return ddl.ErrRecreatedDatabaseRevoked(s.spec.Name, s.info, db, user, "grant", own.Revoked, own.Left)
 }
 
 // GrantRevoke says what RevokeGrant did.
 type GrantRevoke struct {
 	Outcome DropOutcome // Dropped: revoked; AlreadyGone: nothing left to revoke; NotOurs: nothing revoked
 	Why     string      // NotOurs: which object is not the recorded one, and why
+	// Own (MySQL family): what was revoked, and what the principal still
+	// holds there that tenantdb never granted (left as it is).
+	Own RevokedOwn
 }
 
 // RevokeGrant removes everything the principal holds on db, and nothing
@@ -323,13 +332,9 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 			return nil
 		}
 		if s.info.Flavor != ddl.FlavorPostgres {
-			if err := s.exec(ctx, ddl.RevokeGrant(s.dialect(), db, user, ddl.Username{}, ddl.PostgresGrantScope{})); err != nil {
-				return err
-			}
-			left, err := s.privileges(ctx, db, user)
-			if err == nil && len(left) > 0 {
-				err = fmt.Errorf("%s: after revoking, %q still holds %v on %q", s.spec.describe(), user, left, db)
-			}
+			// Only what tenantdb granted (ledger_grants.go): a DBA's
+			// privileges on the same row stay, named.
+			out.Own, err = s.revokeRecordedLocked(ctx, db, user, recorded.Granted)
 			return err
 		}
 		g, err := s.pgGrantRead(ctx, db, user, true)
@@ -411,6 +416,15 @@ func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user 
 	if diff.Empty() {
 		return nil
 	}
+	// MySQL family: what it grants is recorded first (ledger_grants.go).
+	// The pair is declared: what it held before is the resource's.
+	var fallback []ddl.Privilege
+	if g == nil {
+		fallback = held.Any
+	}
+	if err := s.recordGranting(ctx, db, user, diff.Grant, fallback); err != nil {
+		return err
+	}
 	// PostgreSQL: the privilege change is one transaction, all or nothing.
 	if err := s.exec(ctx, ddl.InOneTransaction(s.dialect(), ddl.SyncGrant(s.dialect(), db, user, owner, scope, diff))); err != nil {
 		if codesPrincipalMissing[codeOf(err)] {
@@ -418,6 +432,9 @@ func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user 
 				return ddl.ErrGrantUserMissing(s.spec.Name, user)
 			}
 		}
+		return err
+	}
+	if err := s.recordRevoked(ctx, db, user, diff.Revoke, fallback); err != nil {
 		return err
 	}
 	after, _, err := read()

@@ -34,10 +34,16 @@ func (s *Server) ledgerOpen(ctx context.Context, claim ddl.ClaimMark, user ddl.U
 	if !s.usesLedger() {
 		return nil
 	}
+	return s.ledgerWrite(ctx, ddl.Plan{Statements: []ddl.Statement{ddl.LedgerOpenLogin(claim, user, db, from, privs),
+		ddl.LedgerRecordGrant(user, db, ddl.GrantedPrivileges(s.info, privs.Expand(s.info)))}})
+}
+
+// ledgerWrite runs plan, a write to the ledger, making the ledger the
+// first time this process needs it (and again if it was dropped since).
+func (s *Server) ledgerWrite(ctx context.Context, plan ddl.Plan) error {
 	s.catalog.mu.Lock()
 	ready := s.catalog.ledgerReady
 	s.catalog.mu.Unlock()
-	plan := ddl.Plan{Statements: []ddl.Statement{ddl.LedgerOpenLogin(claim, user, db, from, privs)}}
 	if !ready {
 		if err := s.ensureLedger(ctx); err != nil {
 			return err
@@ -113,14 +119,15 @@ func (s *Server) ledgerDropped(ctx context.Context, user ddl.Username) error {
 	if !s.usesLedger() {
 		return nil
 	}
-	err := s.exec(ctx, ddl.Plan{Statements: []ddl.Statement{ddl.LedgerLoginDropped(user)}})
+	dropped := ddl.Plan{Statements: []ddl.Statement{ddl.LedgerLoginDropped(user), ddl.LedgerGrantsDropped(user)}}
+	err := s.exec(ctx, dropped)
 	if ledgerMissing(err) {
 		return nil // made by an earlier version: nothing recorded
 	}
 	if ledgerV1(err) {
 		// A ledger an earlier version made: upgrade it (its rows are '%').
 		if err = s.ensureLedger(ctx); err == nil {
-			err = s.exec(ctx, ddl.Plan{Statements: []ddl.Statement{ddl.LedgerLoginDropped(user)}})
+			err = s.exec(ctx, dropped)
 		}
 	}
 	return err

@@ -63,7 +63,7 @@ func TestDropOwner_stillOwnsAfterReassign(t *testing.T) {
 			}
 		}
 	})
-	_, _, err = e.s.DropOwner(e.ctx, db, user, id)
+	_, err = e.s.DropOwner(e.ctx, db, user, id, nil)
 	if !played.Load() {
 		t.Fatal("REASSIGN OWNED was never seen: the test played nothing")
 	}
@@ -95,7 +95,7 @@ func TestDropOwner_stillOwnsAfterReassign(t *testing.T) {
 
 	// The recovery the error gives, as a superuser, then the destroy again.
 	exec(t, e.superIn(db), `REASSIGN OWNED BY "`+user.String()+`" TO "`+keeper+`"`)
-	if _, _, err := e.s.DropOwner(e.ctx, db, user, id); err != nil {
+	if _, err := e.s.DropOwner(e.ctx, db, user, id, nil); err != nil {
 		t.Fatalf("DropOwner after the recovery: %v", err)
 	}
 	if e.loginExists(user) {

@@ -603,8 +603,15 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 			}
 			return s.exec(ctx, ddl.InOneTransaction(s.dialect(), plan))
 		}
-		return s.syncPrivileges(ctx, db, user, privs)
+		return s.syncPrivileges(ctx, db, user, privs, letIn)
 	})
+}
+
+// OwnerDrop says what an owner's drop did.
+type OwnerDrop struct {
+	Outcome DropOutcome
+	Check   Check      // what was found: why (NotOurs, RevokedOnly)
+	Own     RevokedOwn // RevokedOnly (MySQL family): what was revoked, and what was left
 }
 
 // DropOwner drops a login this resource created, if it is still the
@@ -612,56 +619,59 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 // tables) is first reassigned to the admin, so no table is lost with it.
 // A MySQL login that defines views, routines, triggers or events is kept,
 // revoked and locked, with a *DefinerKept error (definer_kept.go).
-func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (DropOutcome, Check, error) {
-	return s.dropOwner(ctx, db, user, recorded, true, false)
+// granted is what state says tenantdb granted the login on db: the
+// stand-in for the ledger's record where it has none (ledger_grants.go).
+func (s *Server) DropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity, granted []ddl.Privilege) (OwnerDrop, error) {
+	return s.dropOwner(ctx, db, user, recorded, granted, true, false)
 }
 
 // DropOldLogin is DropOwner for a rotated-out login retried by a later
 // apply: a MySQL login that defines objects is kept and locked, not
 // revoked, so the tenant's definer-rights objects keep working until they
 // are re-created as the new owner.
-func (s *Server) DropOldLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (DropOutcome, Check, error) {
-	return s.dropOwner(ctx, db, user, recorded, false, false)
+func (s *Server) DropOldLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity, granted []ddl.Privilege) (OwnerDrop, error) {
+	return s.dropOwner(ctx, db, user, recorded, granted, false, false)
 }
 
 // RevokeImportedOwner is the destroy of an owner this resource imported
-// (user_created = false) on MySQL/MariaDB: the login is never dropped, but
-// what the resource managed on the tenant database is revoked. The owner
-// resource holds the login's privileges there to exactly the declared set
-// (drift is corrected), so all of it is what the resource declared: it is
-// all revoked, on the database's name (rows a re-created database
-// inherited included). As for a created owner, a login not provably the
-// recorded one is revoked all the same (revoking is always safe); one on
-// another server, or gone, is left alone. The provider does not call it on
+// (user_created = false) on MySQL/MariaDB: the login is never dropped, and
+// only what tenantdb granted it on the tenant database (the ledger's
+// record: what an apply of this resource granted since the import) is
+// revoked; what it held when it was imported was not tenantdb's to give,
+// and is named, never touched (tenantdb touches only rows it granted). As
+// for a created owner, a login not provably the recorded one is treated
+// the same (revoking what tenantdb granted is always safe); one on another
+// server, or gone, is left alone. The provider does not call it on
 // PostgreSQL (the imported owner keeps owning the database).
-func (s *Server) RevokeImportedOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (DropOutcome, Check, error) {
-	return s.dropOwner(ctx, db, user, recorded, true, true)
+func (s *Server) RevokeImportedOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (OwnerDrop, error) {
+	return s.dropOwner(ctx, db, user, recorded, nil, true, true)
 }
 
 // dropOwner drops user, or with keepLogin (an imported owner, MySQL/MariaDB)
-// only revokes what it holds on db.
-func (s *Server) dropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity, offboarding, keepLogin bool) (DropOutcome, Check, error) {
+// only revokes what tenantdb granted it on db.
+func (s *Server) dropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity, granted []ddl.Privilege, offboarding, keepLogin bool) (OwnerDrop, error) {
 	defer s.invalidateDatabase(db)
-	outcome := Dropped
-	var c Check
+	out := OwnerDrop{Outcome: Dropped}
 	err := s.withLock(ctx, db, func(ctx context.Context) error {
 		var err error
-		if c, err = s.checkOwnerLogin(ctx, db, user, recorded); err != nil {
+		if out.Check, err = s.checkOwnerLogin(ctx, db, user, recorded); err != nil {
 			return err
 		}
+		c := out.Check
 		switch {
 		case !c.Found:
-			outcome = AlreadyGone
+			out.Outcome = AlreadyGone
 			return nil
 		case (keepLogin || c.Verdict != Same) && c.Verdict != OtherServer && s.info.Flavor != ddl.FlavorPostgres:
 			// Not provably this resource's login (on MariaDB, any login may
-			// change its own password), so it is not dropped; but what this
-			// resource granted it on the database is revoked: offboarding
-			// never depends on what the tenant may change.
-			outcome = RevokedOnly
-			return s.exec(ctx, ddl.RevokeGrant(s.dialect(), db, user, ddl.Username{}, ddl.PostgresGrantScope{}))
+			// change its own password), or imported, so it is not dropped;
+			// but what tenantdb granted it on the database is revoked:
+			// offboarding never depends on what the tenant may change.
+			out.Outcome = RevokedOnly
+			out.Own, err = s.revokeRecordedLocked(ctx, db, user, granted)
+			return err
 		case c.Verdict != Same:
-			outcome = NotOurs
+			out.Outcome = NotOurs
 			return nil
 		}
 		if err := fault(faultDropOldOwner, user.String()); err != nil {
@@ -672,9 +682,9 @@ func (s *Server) dropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		}
 		// MySQL keeps a login that defines objects: locked, and revoked
 		// when offboarding.
-		return s.keepDefiner(ctx, db, user, offboarding, s.execLoginDrop(ctx, user, s.dialect().DropLogin(db, user)))
+		return s.keepDefiner(ctx, db, user, offboarding, granted, s.execLoginDrop(ctx, user, s.dialect().DropLogin(db, user)))
 	})
-	return outcome, c, err
+	return out, err
 }
 
 func (s *Server) dropOwnerLocked(ctx context.Context, db ddl.DatabaseName, user ddl.Username, c Check) error {
@@ -691,7 +701,7 @@ func (s *Server) dropOwnerLocked(ctx context.Context, db ddl.DatabaseName, user 
 		return s.dropPostgresLogin(ctx, db, user, false)
 	}
 	// A rotation's old login MySQL keeps as a definer is only locked.
-	return s.keepDefiner(ctx, db, user, false, s.execLoginDrop(ctx, user, s.dialect().DropLogin(db, user)))
+	return s.keepDefiner(ctx, db, user, false, nil, s.execLoginDrop(ctx, user, s.dialect().DropLogin(db, user)))
 }
 
 // requireAdministers refuses (MissingAdminRights, naming the fix) when

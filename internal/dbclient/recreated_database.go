@@ -4,7 +4,6 @@ package dbclient
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
@@ -38,13 +37,15 @@ func (s *Server) recreatedDatabase(ctx context.Context, db ddl.DatabaseName, rec
 	return c.Found, !c.Found || c.Verdict == Replaced, nil
 }
 
-// RevokeOnRecreatedDatabase revokes everything user holds on db's name
-// when the database there is not recordedDB (recreatedDatabase) and user
-// is still recordedLogin: the rows are then the ones this provider made
-// for it. It reports whether it revoked anything. The owner's apply and
-// destroy call it; the grant's own calls are in grant.go.
-func (s *Server) RevokeOnRecreatedDatabase(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recordedDB, recordedLogin Identity) (bool, error) {
-	var revoked bool
+// RevokeOnRecreatedDatabase revokes what tenantdb granted user on db's
+// name (ledger_grants.go; granted stands in where the ledger has no
+// record) when the database there is not recordedDB (recreatedDatabase)
+// and user is still recordedLogin: the rows are then the ones this
+// provider made for it. It says what it revoked and what user still holds
+// there that tenantdb never granted. The owner's apply calls it; the
+// grant's own calls are in grant.go.
+func (s *Server) RevokeOnRecreatedDatabase(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recordedDB, recordedLogin Identity, granted []ddl.Privilege) (RevokedOwn, error) {
+	var own RevokedOwn
 	err := s.withLock(ctx, db, func(ctx context.Context) error {
 		_, recreated, err := s.recreatedDatabase(ctx, db, recordedDB)
 		if err != nil || !recreated {
@@ -53,28 +54,10 @@ func (s *Server) RevokeOnRecreatedDatabase(ctx context.Context, db ddl.DatabaseN
 		if c, err := s.CheckLogin(ctx, user, recordedLogin); err != nil || !c.Found || c.Verdict != Same {
 			return err // not the login this provider made rows for
 		}
-		revoked, err = s.revokeOnNameLocked(ctx, db, user)
+		own, err = s.revokeRecordedLocked(ctx, db, user, granted)
 		return err
 	})
-	return revoked, err
-}
-
-// revokeOnNameLocked revokes every privilege user holds on db's name
-// (MySQL/MariaDB) and reads back that none is left; nothing held is not
-// an error. The caller holds the tenant's lock.
-func (s *Server) revokeOnNameLocked(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (bool, error) {
-	held, err := s.privileges(ctx, db, user)
-	if err != nil || len(held) == 0 {
-		return false, err
-	}
-	if err := s.exec(ctx, ddl.RevokeGrant(s.dialect(), db, user, ddl.Username{}, ddl.PostgresGrantScope{})); err != nil {
-		return false, err
-	}
-	left, err := s.privileges(ctx, db, user)
-	if err == nil && len(left) > 0 {
-		err = fmt.Errorf("%s: after revoking, %q still holds %v on %q", s.spec.describe(), user, left, db)
-	}
-	return err == nil, err
+	return own, err
 }
 
 // A refusal on a re-created database names the other accounts' rows on

@@ -44,7 +44,11 @@ func (s *Server) dropLocked(ctx context.Context, db ddl.DatabaseName) error {
 
 // syncPrivileges moves grantee's privileges on db to desired: reads what it
 // holds, grants the missing ones first, then revokes the surplus.
-func (s *Server) syncPrivileges(ctx context.Context, db ddl.DatabaseName, grantee ddl.Username, desired ddl.PrivilegeSet) error {
+//
+// created (a login this resource made): what it holds on db is what
+// tenantdb granted it where the ledger has no record yet (an earlier
+// version's owner); an imported login's is not (ledger_grants.go).
+func (s *Server) syncPrivileges(ctx context.Context, db ddl.DatabaseName, grantee ddl.Username, desired ddl.PrivilegeSet, created bool) error {
 	return s.withLock(ctx, db, func(ctx context.Context) error {
 		actual, err := s.privileges(ctx, db, grantee)
 		if err != nil {
@@ -58,7 +62,17 @@ func (s *Server) syncPrivileges(ctx context.Context, db ddl.DatabaseName, grante
 		if err != nil {
 			return err
 		}
-		return s.exec(ctx, s.dialect().SyncPrivileges(db, grantee, owner, diff))
+		var fallback []ddl.Privilege
+		if created {
+			fallback = actual
+		}
+		if err := s.recordGranting(ctx, db, grantee, diff.Grant, fallback); err != nil {
+			return err
+		}
+		if err := s.exec(ctx, s.dialect().SyncPrivileges(db, grantee, owner, diff)); err != nil {
+			return err
+		}
+		return s.recordRevoked(ctx, db, grantee, diff.Revoke, fallback)
 	})
 }
 

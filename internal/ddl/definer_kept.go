@@ -8,18 +8,11 @@ package ddl
 // rights the minimal admin must not have (SET_ANY_DEFINER lets it create
 // SQL SECURITY DEFINER objects as any account, root included). A tenant
 // owner holding ALL on its database may define such objects, so its login
-// is then kept instead: its privileges on the database are revoked
-// (RevokeGrant) and it is locked, so it can neither log in nor reach the
-// tenant's data, and a human drops it once it defines nothing.
-
-// KeepDefinerLogin revokes what user holds on db and locks it: what stays
-// of an owner login MySQL will not drop when its tenant is offboarded.
-// CREATE USER, which the admin holds, covers ALTER USER … ACCOUNT LOCK.
-func KeepDefinerLogin(d Dialect, db DatabaseName, user Username) Plan {
-	p := RevokeGrant(d, db, user, Username{}, PostgresGrantScope{})
-	p.Statements = append(p.Statements, LockLogin(user).Statements...)
-	return p
-}
+// is then kept instead: it is locked and what tenantdb granted it on the
+// database is revoked (RevokePrivileges, limited to the ledger's record),
+// so it can neither log in nor reach the tenant's data, and a human drops
+// it once it defines nothing. CREATE USER, which the admin holds, covers
+// ALTER USER … ACCOUNT LOCK.
 
 // LockLogin locks user (ACCOUNT LOCK) and leaves its privileges: what stays
 // of a rotated-out owner login MySQL will not drop. Its password no longer

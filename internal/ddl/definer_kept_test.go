@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestKeepDefinerLogin(t *testing.T) {
+func TestKeptDefinerStatements(t *testing.T) {
 	t.Parallel()
 	db, _ := NewDatabaseName(EngineMySQL, "acme_wms")
 	user, _ := NewUsername(EngineMySQL, "o.app$1")
@@ -18,22 +18,22 @@ func TestKeepDefinerLogin(t *testing.T) {
 		want []string
 	}{
 		{ServerInfo{Flavor: FlavorMySQL, Version: Version{9, 7, 4}}, []string{
-			"REVOKE IF EXISTS ALL PRIVILEGES ON `acme\\_wms`.* FROM 'o.app$1'@'%' IGNORE UNKNOWN USER",
-			"REVOKE IF EXISTS GRANT OPTION ON `acme\\_wms`.* FROM 'o.app$1'@'%' IGNORE UNKNOWN USER",
 			"ALTER USER 'o.app$1'@'%' ACCOUNT LOCK",
+			"REVOKE INSERT, SELECT ON `acme\\_wms`.* FROM 'o.app$1'@'%'",
 		}},
 		{ServerInfo{Flavor: FlavorMySQL, Version: Version{8, 0, 22}}, []string{
-			"REVOKE ALL PRIVILEGES ON `acme\\_wms`.* FROM 'o.app$1'@'%'",
-			"REVOKE GRANT OPTION ON `acme\\_wms`.* FROM 'o.app$1'@'%'",
 			"ALTER USER 'o.app$1'@'%' ACCOUNT LOCK",
+			"REVOKE INSERT, SELECT ON `acme\\_wms`.* FROM 'o.app$1'@'%'",
 		}},
 	} {
 		var got []string
-		for _, s := range KeepDefinerLogin(NewDialect(tc.info), db, user).Statements {
+		// Locked first, then only what tenantdb granted is revoked.
+		plan := LockLogin(user).Append(RevokePrivileges(NewDialect(tc.info), db, user, []Privilege{"INSERT", "SELECT"}))
+		for _, s := range plan.Statements {
 			got = append(got, s.SQL())
 		}
 		if d := cmp.Diff(tc.want, got); d != "" {
-			t.Errorf("%v: KeepDefinerLogin (-want +got):\n%s", tc.info.Version, d)
+			t.Errorf("%v: kept definer (-want +got):\n%s", tc.info.Version, d)
 		}
 	}
 	if got := UnlockLogin(user).Statements[0].SQL(); got != "ALTER USER 'o.app$1'@'%' ACCOUNT UNLOCK" {

@@ -377,18 +377,29 @@ func ErrAdminNotOwnerMember(server string, db DatabaseName, owner, admin string)
 // ErrRecreatedDatabaseRevoked: MySQL/MariaDB, the database a grant or an
 // owner was made on was dropped and re-created outside Terraform, and the
 // new one had inherited the login's privilege rows for its name (rows
-// outlive DROP DATABASE). The apply revoked them (revoking never loses
-// data) and grants nothing on a database it never saw.
-func ErrRecreatedDatabaseRevoked(server string, info ServerInfo, db DatabaseName, user Username, what string) *Error {
+// outlive DROP DATABASE). The apply revoked what tenantdb had granted
+// there (revoking never loses data), left what it had not (left: a DBA's
+// privileges on the same row, named with the statement) and grants
+// nothing on a database it never saw.
+func ErrRecreatedDatabaseRevoked(server string, info ServerInfo, db DatabaseName, user Username, what string, revoked, left []Privilege) *Error {
+	did := "Nothing tenantdb had granted was left on it to revoke."
+	if len(revoked) > 0 {
+		did = fmt.Sprintf("What tenantdb had granted there was revoked (%s).",
+			strings.TrimSuffix(RevokePrivilegesText(info, db, user, revoked), ";"))
+	}
+	if len(left) > 0 {
+		did += fmt.Sprintf(" %q also holds %s there, which tenantdb never granted: it was left as it is (to revoke it: %s).",
+			user.s, joinPrivileges(left), RevokePrivilegesText(info, db, user, left))
+	}
 	return refuse(IdentityMismatch, fmt.Sprintf("database %q on server %q", db.s, server),
 		fmt.Sprintf("The database there now is another one than this %s was made on (it carries another tenantdb "+
 			"claim's mark: it was dropped and re-created), and it had inherited %q's privilege rows for its name "+
-			"(MySQL/MariaDB keep them after DROP DATABASE). Those rows were revoked (%s); nothing was granted on the new database.",
-			what, user.s, strings.TrimSuffix(RevokeAllText(info, db, user), ";")),
+			"(MySQL/MariaDB keep them after DROP DATABASE). %s Nothing was granted on the new database.",
+			what, user.s, did),
 		"If the database there is the tenant's after all, give it back its claim mark (the tenantdb_tenant_database's "+
 			"warning gives the ALTER DATABASE statement) or adopt it with terraform import (its first apply marks it): "+
 			"this resource then takes it for its own and grants as the configuration declares. If it is not, remove "+
-			"this resource from the configuration: nothing of it is left on the server. Until then every apply refuses.")
+			"this resource from the configuration: nothing tenantdb granted is left on the server. Until then every apply refuses.")
 }
 
 // RevokeAllText is the MySQL/MariaDB statement that revokes everything

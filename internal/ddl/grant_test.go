@@ -398,7 +398,15 @@ func TestWithOthersNamed(t *testing.T) {
 	db, _ := NewDatabaseName(EngineMySQL, "acme_wms")
 	user, _ := NewUsername(EngineMySQL, "acme_app")
 	info := ServerInfo{Flavor: FlavorMySQL}
-	e := ErrRecreatedDatabaseRevoked("main", info, db, user, "owner")
+	e := ErrRecreatedDatabaseRevoked("main", info, db, user, "owner", []Privilege{"SELECT"}, []Privilege{"INSERT"})
+	// What tenantdb granted was revoked; what it never granted is named
+	// with its statement, not revoked.
+	for _, w := range []string{"REVOKE SELECT ON `acme\\_wms`.* FROM 'acme_app'@'%'", "never granted",
+		"REVOKE INSERT ON `acme\\_wms`.* FROM 'acme_app'@'%';"} {
+		if !strings.Contains(e.Detail(), w) {
+			t.Errorf("lacks %q:\n%s", w, e.Detail())
+		}
+	}
 	if got := WithOthersNamed(e, info, db, nil); got != e {
 		t.Errorf("no others: the refusal changed")
 	}

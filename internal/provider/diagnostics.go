@@ -81,6 +81,7 @@ const (
 	summaryImportNotFound   = "Cannot import: not found on the server"
 	summaryLoginNotDropped  = "Login was not dropped: it is not the recorded one"
 	summaryGrantNotRevoked  = "Grant not revoked: its database or principal is not the recorded one"
+	summaryNeverGrantedKept = "Privileges tenantdb never granted were left"
 	summaryIdentityRecorded = "Identity recorded: database_created is now false"
 	summaryOldLoginPending  = "Old owner login not dropped yet"
 	summaryOldLoginsLeft    = "Could not drop every old login"
@@ -216,6 +217,28 @@ func addImportedOwnerStillOwnsWarning(diags *diag.Diagnostics, server string, us
 func addGrantNotRevokedWarning(diags *diag.Diagnostics, object, why string) {
 	diags.AddWarning(summaryGrantNotRevoked, fmt.Sprintf("%s: %s Nothing was revoked; the grant is removed from state. "+
 		"Revoke by hand whatever that principal should not hold.", object, why))
+}
+
+// addNeverGrantedKeptWarning: a revoke tenantdb ran on its own (a destroy,
+// an offboarding) took only what it had granted (the ledger's record,
+// dbclient ledger_grants.go); what else the account holds on the
+// database's name (a DBA's GRANT on the same row) is named, never touched.
+func addNeverGrantedKeptWarning(diags *diag.Diagnostics, object string, own dbclient.RevokedOwn, info ddl.ServerInfo, db ddl.DatabaseName, user ddl.Username) {
+	if len(own.Left) == 0 {
+		return
+	}
+	diags.AddWarning(summaryNeverGrantedKept, fmt.Sprintf("%s: %q still holds %s on database %q, which tenantdb never "+
+		"granted (a DBA's or another tool's GRANT on the same account): it was left as it is. If it should go too:\n\n  %s",
+		object, user, privilegeNames(own.Left), db, own.LeftText(info, db, user)))
+}
+
+// privilegeNames lists privileges for a diagnostic.
+func privilegeNames(ps []ddl.Privilege) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = string(p)
+	}
+	return strings.Join(s, ", ")
 }
 
 // addIdentityRecordedWarning: state from before identities; the database

@@ -94,14 +94,16 @@ func (u *ownerUpdate) revokeOnRecreatedDatabase(ctx context.Context) error {
 	if err != nil || !c.Found || c.Verdict != dbclient.Replaced {
 		return err
 	}
-	if _, err := u.srv.RevokeOnRecreatedDatabase(ctx, u.t.db, u.old.user, recorded, u.recorded); err != nil {
+	own, err := u.srv.RevokeOnRecreatedDatabase(ctx, u.t.db, u.old.user, recorded, u.recorded,
+		grantedByState(u.srv.Info(), u.old.privs, u.created))
+	if err != nil {
 		return err
 	}
 	// Only this owner's own account's rows were revoked; every other
 	// account's (a DBA's, another tenant's, a dependent grant's) is named
 	// for the user to judge (inherited_rows.go).
 	return nameOthers(ctx, u.srv, u.srv.Info(), u.t.db, recorded, u.old.user,
-		ddl.ErrRecreatedDatabaseRevoked(u.t.ref.Name, u.srv.Info(), u.t.db, u.old.user, "owner"))
+		ddl.ErrRecreatedDatabaseRevoked(u.t.ref.Name, u.srv.Info(), u.t.db, u.old.user, "owner", own.Revoked, own.Left))
 }
 
 func ownerDatabaseIdentity(ctx context.Context, p privateReader) (dbclient.Identity, diag.Diagnostics) {

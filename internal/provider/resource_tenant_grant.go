@@ -525,7 +525,11 @@ func (r *tenantGrantResource) Update(ctx context.Context, req resource.UpdateReq
 		keepOld(err, fmt.Sprintf("join the owner role of database %q, as the grant's import found needed", t.db))
 		return
 	}
-	if old, d := r.target(ctx, state); !d.HasError() && old.user != t.user {
+	old, oldDiags := r.target(ctx, state)
+	if !oldDiags.HasError() {
+		recorded.Granted = old.privs.Expand(srv.Info())
+	}
+	if !oldDiags.HasError() && old.user != t.user {
 		// A host change: the new account first, then the old one.
 		ids, err := moveGrantHost(ctx, srv, t, old.user, recorded)
 		if err != nil {
@@ -588,11 +592,14 @@ func (r *tenantGrantResource) Delete(ctx context.Context, req resource.DeleteReq
 		addError(&resp.Diagnostics, fmt.Sprintf("join the owner role of database %q to revoke the grant to %q (it stays in state)", t.db, t.user), err)
 		return
 	}
+	recorded.Granted = t.privs.Expand(srv.Info())
 	out, err := srv.RevokeGrant(ctx, t.db, t.user, recorded)
 	if err != nil {
 		addError(&resp.Diagnostics, fmt.Sprintf("revoke the grant on database %q to %q (it stays in state)", t.db, t.user), err)
 		return
 	}
+	addNeverGrantedKeptWarning(&resp.Diagnostics, fmt.Sprintf("Grant on database %q to %q on server %q", t.db, t.user, t.ref.Name),
+		out.Own, srv.Info(), t.db, t.user)
 	if out.Outcome == dbclient.NotOurs {
 		notRevoked(out.Why)
 	}

@@ -571,7 +571,7 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 		revokeImportedOwner(ctx, srv, t, recorded, &resp.Diagnostics) // never dropped
 		return
 	}
-	outcome, check, err := srv.DropOwner(ctx, t.db, t.user, recorded)
+	out, err := srv.DropOwner(ctx, t.db, t.user, recorded, grantedByState(srv.Info(), t.privs, true))
 	if k := definerKept(err); k != nil {
 		addDefinerKeptWarning(&resp.Diagnostics, k) // revoked and locked: see its comment
 		return
@@ -580,19 +580,21 @@ func (r *tenantOwnerResource) Delete(ctx context.Context, req resource.DeleteReq
 		addError(&resp.Diagnostics, fmt.Sprintf("drop login %q (it stays in state)", t.user), err)
 		return
 	}
-	switch outcome {
+	switch out.Outcome {
 	case dbclient.RevokedOnly:
-		why := dbclient.MismatchWhy(check.Verdict)
-		if check.Verdict == dbclient.Unproven {
+		why := dbclient.MismatchWhy(out.Check.Verdict)
+		if out.Check.Verdict == dbclient.Unproven {
 			why = dbclient.LoginUnprovenWhy
 		}
 		addLoginNotDroppedWarning(&resp.Diagnostics, t.user, fmt.Sprintf("%s So it was not dropped, but every "+
-			"privilege it held on database %q was revoked: it no longer reaches the tenant's data. The login itself "+
-			"remains; the resource is removed from state. If it is the tenant's own login, drop it:\n\n  %s",
+			"privilege tenantdb granted it on database %q was revoked. The login itself remains; the resource is "+
+			"removed from state. If it is the tenant's own login, drop it:\n\n  %s",
 			why, t.db, ddl.DropUserStatement(t.user)))
+		addNeverGrantedKeptWarning(&resp.Diagnostics, fmt.Sprintf("Owner login %q on server %q", t.user, t.ref.Name),
+			out.Own, srv.Info(), t.db, t.user)
 	case dbclient.NotOurs:
 		addLoginNotDroppedWarning(&resp.Diagnostics, t.user,
-			dbclient.MismatchWhy(check.Verdict)+" Nothing was dropped; the resource is removed from state.")
+			dbclient.MismatchWhy(out.Check.Verdict)+" Nothing was dropped; the resource is removed from state.")
 	}
 }
 

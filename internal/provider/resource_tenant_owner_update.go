@@ -283,7 +283,7 @@ func dropPendingLogins(ctx context.Context, srv *dbclient.Server, t ownerTarget,
 		if destroying {
 			drop = srv.DropOwner
 		}
-		outcome, check, err := drop(ctx, t.db, prev, p.Identity)
+		out, err := drop(ctx, t.db, prev, p.Identity, grantedByState(srv.Info(), t.privs, true))
 		if k := definerKept(err); k != nil && destroying {
 			addDefinerKeptWarning(diags, k)
 			continue
@@ -293,9 +293,9 @@ func dropPendingLogins(ctx context.Context, srv *dbclient.Server, t ownerTarget,
 			still = append(still, p)
 			continue
 		}
-		if outcome == dbclient.NotOurs {
+		if out.Outcome == dbclient.NotOurs {
 			addWarning(diags, ddl.DriftDetected, fmt.Sprintf("old login %q of the owner of database %q on server %q", prev, t.db, t.ref.Name),
-				dbclient.MismatchWhy(check.Verdict)+" It is no longer this resource's to drop and leaves previous_username; nothing was dropped.")
+				dbclient.MismatchWhy(out.Check.Verdict)+" It is no longer this resource's to drop and leaves previous_username; nothing was dropped.")
 		}
 	}
 	return still
