@@ -188,7 +188,7 @@ func (s *Server) CreateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 		if err := s.refuseGrantToMySQLOwner(ctx, db, user); err != nil {
 			return err
 		}
-		return s.syncGrantLocked(ctx, db, user, desired)
+		return s.syncGrantLocked(ctx, db, user, desired, false)
 	})
 	return ids, err
 }
@@ -257,7 +257,7 @@ func (s *Server) UpdateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 		if pc.Verdict != Same {
 			return ddl.ErrGrantIdentityMismatch(s.spec.Name, fmt.Sprintf("principal %q", user), PrincipalMismatchWhy(pc.Verdict))
 		}
-		return s.syncGrantLocked(ctx, db, user, desired)
+		return s.syncGrantLocked(ctx, db, user, desired, true)
 	})
 }
 
@@ -371,7 +371,7 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 // it (PostgreSQL grants nothing, with only a warning, on an object the
 // admin may not grant on). The caller holds both locks and has checked
 // that the principal exists.
-func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user ddl.Username, desired ddl.PrivilegeSet) error {
+func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user ddl.Username, desired ddl.PrivilegeSet, existing bool) error {
 	read := func() (ddl.GrantHeld, *pgGrant, error) {
 		if s.info.Flavor != ddl.FlavorPostgres {
 			privs, err := s.privileges(ctx, db, user)
@@ -417,12 +417,16 @@ func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user 
 		return nil
 	}
 	// MySQL family: what it grants is recorded first (ledger_grants.go).
-	// The pair is declared: what it held before is the resource's.
+	// An existing grant with no record yet (an earlier version's) holds
+	// what tenantdb granted it; a new one, nothing yet (what a DBA had
+	// given the principal stays the DBA's).
 	var fallback []ddl.Privilege
-	if g == nil {
+	if g == nil && existing {
 		fallback = held.Any
 	}
-	if err := s.recordGranting(ctx, db, user, diff.Grant, fallback); err != nil {
+	// Only what it did not hold yet is tenantdb's grant (GRANT ALL
+	// re-grants what a DBA gave it too: that stays the DBA's).
+	if err := s.recordGranting(ctx, db, user, ddl.MinusPrivileges(desired.Expand(s.info), held.Any), fallback); err != nil {
 		return err
 	}
 	// PostgreSQL: the privilege change is one transaction, all or nothing.

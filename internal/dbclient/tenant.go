@@ -66,7 +66,9 @@ func (s *Server) syncPrivileges(ctx context.Context, db ddl.DatabaseName, grante
 		if created {
 			fallback = actual
 		}
-		if err := s.recordGranting(ctx, db, grantee, diff.Grant, fallback); err != nil {
+		// Only what it did not hold yet is tenantdb's grant (GRANT ALL
+		// re-grants what a DBA gave it too: that stays the DBA's).
+		if err := s.recordGranting(ctx, db, grantee, ddl.MinusPrivileges(desired.Expand(s.info), actual), fallback); err != nil {
 			return err
 		}
 		if err := s.exec(ctx, s.dialect().SyncPrivileges(db, grantee, owner, diff)); err != nil {

@@ -79,7 +79,9 @@ func GrantedPrivileges(info ServerInfo, privs []Privilege) []Privilege {
 
 // UnionPrivileges and MinusPrivileges are the record after a grant of b,
 // and after a revoke of b.
-func UnionPrivileges(a, b []Privilege) []Privilege { return sortedUnique(append(slices.Clone(a), b...)) }
+func UnionPrivileges(a, b []Privilege) []Privilege {
+	return sortedUnique(append(slices.Clone(a), b...))
+}
 
 // MinusPrivileges: see UnionPrivileges.
 func MinusPrivileges(a, b []Privilege) []Privilege { return minus(sortedUnique(a), b) }

@@ -3,6 +3,8 @@
 package provider
 
 import (
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -98,10 +100,25 @@ func TestAccMissingProof_tenantDropsMark(t *testing.T) {
 		}
 		w.run("apply", "-auto-approve").mustSucceed(t, "a later apply").forbidDiag(t, "IdentityMismatch")
 
-		d := w.run("destroy", "-auto-approve").mustSucceed(t, "destroy").requireDiag(t, "warning", "DatabaseDropSkipped: ")
+		// tenantdb revokes only what it granted: a DBA's INSERT on the
+		// grantee's own row (beside tenantdb's SELECT) survives the grant's
+		// destroy, named in a warning; the ledger records the SELECT alone.
+		if got := s.ledgerGranted(t, grantee, db); got != "SELECT" {
+			t.Fatalf("the ledger records %q granted to %s on %s, want SELECT", got, grantee, db)
+		}
+		s.exec(t, "", fmt.Sprintf("GRANT INSERT ON %s.* TO '%s'@'%%'", s.ident(mysqlPattern(db)), grantee))
+		destroyed := w.run("destroy", "-auto-approve").mustSucceed(t, "destroy")
+		d := destroyed.requireDiag(t, "warning", "DatabaseDropSkipped: ")
 		if !strings.Contains(d.Detail, db) {
 			t.Fatalf("DatabaseDropSkipped does not name the database: %q", d.Detail)
 		}
+		if k := destroyed.requireDiag(t, "warning", "Privileges tenantdb never granted were left"); !strings.Contains(k.Detail, "REVOKE INSERT ON") {
+			t.Fatalf("the warning does not give the statement: %q", k.Detail)
+		}
+		if got := s.dbRows(t, db, grantee)["%"]; got != "NYN" {
+			t.Fatalf("after destroy the grantee holds %q (Select, Insert, Update) on %s: want the DBA's INSERT alone", got, db)
+		}
+		s.exec(t, "", fmt.Sprintf("REVOKE INSERT ON %s.* FROM '%s'@'%%'", s.ident(mysqlPattern(db)), grantee))
 		if n := s.tableRows(t, db); n != 1 {
 			t.Fatalf("the tenant's table has %d rows after destroy, want 1 (never dropped)", n)
 		}
@@ -111,4 +128,17 @@ func TestAccMissingProof_tenantDropsMark(t *testing.T) {
 			t.Fatalf("the other tenant's owner lost the SELECT a DBA gave it: %v", err)
 		}
 	})
+}
+
+// ledgerGranted is what tenantdb's ledger records as granted to user (at
+// '%') on db: the newest grant row's privileges, "" for none.
+func (s accServer) ledgerGranted(t *testing.T, user, db string) string {
+	t.Helper()
+	var privs string
+	err := s.super(t, "").QueryRow("SELECT privileges FROM tenantdb_claim_ledger.claims WHERE kind = 'grant' AND object = ? "+
+		"AND host = '%' AND db = ? AND status = 'granted' ORDER BY seq DESC LIMIT 1", user, db).Scan(&privs)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		t.Fatal(err)
+	}
+	return privs
 }

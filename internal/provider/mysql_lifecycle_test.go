@@ -184,13 +184,15 @@ func TestAccMySQLLifecycle_rotationBackToKeptDefiner(t *testing.T) {
 	}
 }
 
-// TestAccMySQLLifecycle_importedOwnerDestroyRevokes (item 6): a login and
-// a database made outside Terraform, the login holding SELECT; the owner
-// is imported and the apply grants ALL as declared. Destroying the owner
-// revokes what it declared on the database (it ran nothing and the login
-// kept ALL), keeps the login (user_created = false), untouched otherwise,
-// and says so. PostgreSQL is not changed here: its imported owner keeps
-// owning the database on destroy (see the report of issue 43).
+// TestAccMySQLLifecycle_importedOwnerDestroyRevokes (issue 43 item 6,
+// issue 54): a login and a database made outside Terraform, the login
+// holding SELECT (a DBA's); the owner is imported and the apply grants the
+// rest of ALL as declared (recorded in the ledger). Destroying the owner
+// revokes what tenantdb granted and nothing else: the DBA's SELECT stays,
+// named with its statement; the login is kept (user_created = false),
+// untouched otherwise, and the warnings say so. PostgreSQL is not changed
+// here: its imported owner keeps owning the database on destroy (see the
+// report of issue 43).
 func TestAccMySQLLifecycle_importedOwnerDestroyRevokes(t *testing.T) {
 	for _, kind := range []string{"mysql", "mariadb"} {
 		t.Run(kind, func(t *testing.T) {
@@ -215,12 +217,20 @@ func TestAccMySQLLifecycle_importedOwnerDestroyRevokes(t *testing.T) {
 			if !s.loginExists(t, user) {
 				t.Fatal("the imported login was dropped")
 			}
-			s.requireNoRows(t, db, user)
-			if n := s.count(t, "", `SELECT COUNT(*) FROM mysql.db WHERE User = ? AND Host = '%'`, user); n != 0 {
-				t.Fatalf("the imported login still holds rows on %d database patterns", n)
+			if got := s.dbRows(t, db, user)["%"]; got != "YNN" {
+				t.Fatalf("the imported login holds %q (Select, Insert, Update) on %s: want the DBA's SELECT alone", got, db)
 			}
-			if err := denied(s.as(user, pw, db, "SELECT v FROM "+s.table(db, "t")), "the kept login's SELECT"); err != nil {
+			if n := s.count(t, "", `SELECT COUNT(*) FROM mysql.db WHERE User = ? AND Host = '%'`, user); n != 1 {
+				t.Fatalf("the imported login holds rows on %d database patterns, want its own one", n)
+			}
+			if err := denied(s.as(user, pw, db, "INSERT INTO "+s.table(db, "t")+" VALUES (3)"), "the INSERT tenantdb granted"); err != nil {
 				t.Fatal(err)
+			}
+			if err := s.as(user, pw, db, "SELECT v FROM "+s.table(db, "t")); err != nil {
+				t.Fatalf("the DBA's SELECT was taken from the kept login: %v", err)
+			}
+			if k := r.requireDiag(t, "warning", summaryNeverGrantedKept); !strings.Contains(k.Detail, "REVOKE SELECT ON") {
+				t.Errorf("the warning does not give the statement for the DBA's SELECT:\n%s", k.Detail)
 			}
 			if err := s.as(user, pw, "", "SELECT 1"); err != nil {
 				t.Fatalf("the kept login cannot log in any more (it should be left as it is): %v", err)
