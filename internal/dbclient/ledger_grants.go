@@ -73,7 +73,9 @@ func (s *Server) recordGranting(ctx context.Context, db ddl.DatabaseName, user d
 }
 
 // recordRevoked records, after the REVOKE it ran, that tenantdb no longer
-// holds revoked granted to user on db's name.
+// holds revoked granted to user on db's name. It never makes the ledger:
+// where there is none, nothing was recorded to correct (the fallback
+// stands in again next time).
 func (s *Server) recordRevoked(ctx context.Context, db ddl.DatabaseName, user ddl.Username, revoked, fallback []ddl.Privilege) error {
 	if !s.usesLedger() || len(revoked) == 0 {
 		return nil
@@ -82,7 +84,19 @@ func (s *Server) recordRevoked(ctx context.Context, db ddl.DatabaseName, user dd
 	if err != nil {
 		return err
 	}
-	return s.writeGrantRecord(ctx, db, user, ddl.MinusPrivileges(rec, revoked))
+	return s.correctGrantRecord(ctx, db, user, ddl.MinusPrivileges(rec, revoked))
+}
+
+// correctGrantRecord appends a record after a revoke, to a ledger that
+// exists: one that does not (or an earlier version's, without the host
+// column, which only a write that makes rows upgrades) has nothing to
+// correct.
+func (s *Server) correctGrantRecord(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs []ddl.Privilege) error {
+	err := s.exec(ctx, ddl.Plan{Statements: []ddl.Statement{ddl.LedgerRecordGrant(user, db, privs)}})
+	if ledgerMissing(err) || ledgerV1(err) {
+		return nil
+	}
+	return err
 }
 
 // RevokedOwn says what a revoke limited to tenantdb's record did: the
@@ -103,9 +117,12 @@ func (s *Server) revokeRecordedLocked(ctx context.Context, db ddl.DatabaseName, 
 	if err != nil || len(held) == 0 {
 		return out, err
 	}
-	rec, err := s.recordedOr(ctx, db, user, fallback)
+	rec, found, err := s.grantRecord(ctx, db, user)
 	if err != nil {
 		return out, err
+	}
+	if !found {
+		rec = ddl.GrantedPrivileges(s.info, fallback)
 	}
 	out.Revoked = ddl.IntersectPrivileges(held, rec)
 	if len(out.Revoked) > 0 {
@@ -120,13 +137,13 @@ func (s *Server) revokeRecordedLocked(ctx context.Context, db ddl.DatabaseName, 
 	if still := ddl.IntersectPrivileges(after, out.Revoked); len(still) > 0 {
 		return out, fmt.Errorf("%s: after revoking, %q still holds %v on %q", s.spec.describe(), user, still, db)
 	}
-	out.Left = after
-	if len(rec) == 0 {
+	out.Left = ddl.MinusPrivileges(after, nil)
+	if !found || len(rec) == 0 {
 		return out, nil
 	}
 	// Whatever the record named is gone now: revoked, or revoked by
 	// someone else before.
-	return out, s.writeGrantRecord(ctx, db, user, nil)
+	return out, s.correctGrantRecord(ctx, db, user, nil)
 }
 
 // LeftText is the statement that revokes what was left, for a

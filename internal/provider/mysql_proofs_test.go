@@ -350,11 +350,12 @@ func (s accServer) forgetLedgerRows(t *testing.T, login string) {
 	s.exec(t, "", fmt.Sprintf("DELETE FROM %s.claims WHERE object = '%s'", s.ident(ddl.LedgerDatabase), login))
 }
 
-// ledgerStatus is the newest ledger row of login: its claim and status
+// ledgerStatus is the newest ledger row of login (its own, not its grant
+// rows): its claim and status
 // ("" when it has none).
 func (s accServer) ledgerStatus(t *testing.T, login string) (claim, status string) {
 	t.Helper()
-	err := s.super(t, "").QueryRow("SELECT claim, status FROM "+s.ident(ddl.LedgerDatabase)+".claims WHERE object = ? ORDER BY seq DESC LIMIT 1",
+	err := s.super(t, "").QueryRow("SELECT claim, status FROM "+s.ident(ddl.LedgerDatabase)+".claims WHERE kind = 'login' AND object = ? ORDER BY seq DESC LIMIT 1",
 		login).Scan(&claim, &status)
 	if err != nil && !strings.Contains(err.Error(), "no rows") {
 		t.Fatal(err)
