@@ -2,7 +2,13 @@
 
 package provider
 
-import "github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
 
 // grantedByState is what state says tenantdb granted an owner or a grant:
 // the stand-in for the ledger's record of what tenantdb granted where the
@@ -14,4 +20,22 @@ func grantedByState(info ddl.ServerInfo, privs ddl.PrivilegeSet, created bool) [
 		return nil
 	}
 	return privs.Expand(info)
+}
+
+// grantedByGrantState is grantedByState for a grant: the privileges its
+// state records (target leaves them out: a destroy needs none of them
+// otherwise). Only names of the server's catalog count.
+func grantedByGrantState(ctx context.Context, info ddl.ServerInfo, privileges types.Set) []ddl.Privilege {
+	if privileges.IsNull() || privileges.IsUnknown() {
+		return nil
+	}
+	var names []string
+	if privileges.ElementsAs(ctx, &names, false).HasError() {
+		return nil
+	}
+	var out []ddl.Privilege
+	for _, n := range names {
+		out = append(out, ddl.NormalizePrivilege(n))
+	}
+	return ddl.IntersectPrivileges(ddl.GrantedPrivileges(info, out), ddl.Catalog(info))
 }

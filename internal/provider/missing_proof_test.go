@@ -137,8 +137,8 @@ func (s accServer) ledgerGranted(t *testing.T, user, db string) string {
 	var privs string
 	err := s.super(t, "").QueryRow("SELECT privileges FROM tenantdb_claim_ledger.claims WHERE kind = 'grant' AND object = ? "+
 		"AND host = '%' AND db = ? AND status = 'granted' ORDER BY seq DESC LIMIT 1", user, db).Scan(&privs)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		t.Fatal(err)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) && !strings.Contains(err.Error(), "1146") && !strings.Contains(err.Error(), "1049") {
+		t.Fatal(err) // 1146, 1049: no ledger (an earlier release on MariaDB)
 	}
 	return privs
 }

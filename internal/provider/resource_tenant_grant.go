@@ -526,9 +526,7 @@ func (r *tenantGrantResource) Update(ctx context.Context, req resource.UpdateReq
 		return
 	}
 	old, oldDiags := r.target(ctx, state)
-	if !oldDiags.HasError() {
-		recorded.Granted = old.privs.Expand(srv.Info())
-	}
+	recorded.Granted = grantedByGrantState(ctx, srv.Info(), state.Privileges)
 	if !oldDiags.HasError() && old.user != t.user {
 		// A host change: the new account first, then the old one.
 		ids, err := moveGrantHost(ctx, srv, t, old.user, recorded)
@@ -592,7 +590,7 @@ func (r *tenantGrantResource) Delete(ctx context.Context, req resource.DeleteReq
 		addError(&resp.Diagnostics, fmt.Sprintf("join the owner role of database %q to revoke the grant to %q (it stays in state)", t.db, t.user), err)
 		return
 	}
-	recorded.Granted = t.privs.Expand(srv.Info())
+	recorded.Granted = grantedByGrantState(ctx, srv.Info(), state.Privileges)
 	out, err := srv.RevokeGrant(ctx, t.db, t.user, recorded)
 	if err != nil {
 		addError(&resp.Diagnostics, fmt.Sprintf("revoke the grant on database %q to %q (it stays in state)", t.db, t.user), err)

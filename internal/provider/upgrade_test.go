@@ -48,12 +48,12 @@ func TestAccUpgrade_earlierDeploymentPlansNothing(t *testing.T) {
 		w.requireEmptyPlan(t, "after the upgrade (nothing may change in place)")
 		w.run("apply", "-auto-approve").mustSucceed(t, "an apply after the upgrade")
 		w.requireEmptyPlan(t, "after the first apply of this build")
-		w.run("destroy", "-auto-approve").mustSucceed(t, "destroy by this build")
+		destroyed := w.run("destroy", "-auto-approve").mustSucceed(t, "destroy by this build")
 		if s.loginExists(t, owner) {
 			t.Fatal("destroy left the owner login the earlier release made")
 		}
 		if got := s.dbRows(t, db, grantee); len(got) > 0 {
-			t.Fatalf("destroy left the grantee %v on %s", got, db)
+			t.Fatalf("destroy left the grantee %v on %s:\n%+v", got, db, destroyed.Diagnostics)
 		}
 	})
 }
