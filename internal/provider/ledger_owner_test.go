@@ -65,7 +65,7 @@ resource "tenantdb_tenant_owner" "b" {
   password_wo_version = 1
 }
 `, ownerB) + grantHCL("g", "tenantdb_tenant_database.b.name", ownerA, `["SELECT", "INSERT"]`,
-				"  depends_on = [tenantdb_tenant_owner.b]"))
+				""))
 			w.run("apply", "-auto-approve").mustSucceed(t, "b_app owns t26322 and a_app is granted on it")
 			if got := s.dbRows(t, dbB, ownerB)["%"]; got != "YYY" {
 				t.Fatalf("b_app holds %q on t26322, want its owner's rights", got)
