@@ -74,9 +74,18 @@ func TestAccOffboard_keeperHoldsTenantCode(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// 2. Offboard A.
+	// 2. Offboard A: the lock-out is the admin's first statement that
+	// changes anything, before the flag's reset.
 	w.write(s.serverHCL("") + dbHCL + grant)
+	mark := s.MarkLog(t)
 	r := w.run("apply", "-auto-approve").mustSucceed(t, "offboard owner A, the database closed by its tenant")
+	if ran := s.ddlSinceBy(t, mark, []string{s.Admin.Username}); len(ran) < 2 || !strings.HasPrefix(ran[0].Text, "ALTER ROLE "+s.ident(ownerA)+" NOLOGIN") {
+		var texts []string
+		for _, st := range ran {
+			texts = append(texts, st.Text)
+		}
+		t.Errorf("A's offboarding did not start with its lock-out: %q", texts)
+	}
 	if d := r.requireDiag(t, "warning", summaryFlagReset); !strings.Contains(d.Detail, "ALLOW_CONNECTIONS true") {
 		t.Errorf("the flag warning does not name ALLOW_CONNECTIONS: %s", d.Detail)
 	}
@@ -122,7 +131,7 @@ UNION ALL SELECT pg_get_userbyid(datdba)::text FROM pg_database WHERE datname = 
 		t.Fatal(err)
 	}
 	s.exec(t, "", fmt.Sprintf("CREATE ROLE %s NOLOGIN CREATEROLE", s.ident(keeper)))
-	mark := s.MarkLog(t)
+	mark = s.MarkLog(t)
 	w.write(s.serverHCL("") + dbHCL + grant)
 	r = w.run("apply", "-auto-approve").mustFail(t, "offboard owner B to a tampered keeper")
 	d := r.requireDiag(t, "error", "")
