@@ -4,6 +4,7 @@ package provider
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -13,13 +14,19 @@ import (
 // rights, and nothing the tenant sets stops it. One database through its
 // life:
 //
-//  1. owner A makes a table and public.pwn(cmd), SECURITY DEFINER running
-//     any statement (PUBLIC has EXECUTE), and closes its database
+//  1. owner A makes a table, public.pwn(cmd), SECURITY DEFINER running
+//     any statement (PUBLIC has EXECUTE), and the escalation matrix's
+//     objects, and closes its database
 //     (ALLOW_CONNECTIONS false); a declared grantee reads the table.
 //  2. A is offboarded (database retained): it succeeds, warns the flag was
 //     reset; A's login is gone; pwn and the table belong to the database's
 //     keeper role (NOLOGIN, no attribute, a member of nothing); the grantee
-//     calling pwn('CREATE ROLE …') is refused and no role is made.
+//     calling pwn('CREATE ROLE …') is refused and no role is made; and the
+//     escalation matrix (keeper_escalation_test.go): every kind of
+//     tenant-written object that runs with its owner's rights, called by
+//     the grantee (declared SELECT, INSERT), by a later login with only
+//     CONNECT (PUBLIC's reach) and by maintenance, ran as the keeper or
+//     the caller, never as the admin, and changed nothing on the server.
 //  3. owner B is declared (re-onboarding): it owns pwn and the table, and
 //     the keeper role is gone.
 //  4. B marks the database a template (IS_TEMPLATE true); a superuser makes
@@ -34,15 +41,19 @@ func TestAccOffboard_keeperHoldsTenantCode(t *testing.T) {
 	s := testAccServer(t, "postgres")
 	db, ownerA, ownerB, reader, made := uniqueName("kp"), uniqueName("kpa"), uniqueName("kpb"), uniqueName("kpr"), uniqueName("kpx")
 	keeper := keeperOf(t, db)
+	esc := escalationNames{db: db, keeper: keeper, reader: reader, public: uniqueName("kpp"), victim: uniqueName("kpv"),
+		made: uniqueName("kpm"), madeDB: uniqueName("kpd"), file: "/tmp/" + uniqueName("tenantdb_esc")}
 	s.principal(t, reader)
 	t.Cleanup(func() {
 		_, _ = s.super(t, "").Exec(fmt.Sprintf("ALTER DATABASE %s IS_TEMPLATE false", s.ident(db)))
 		s.dropDatabase(t, db)
-		s.dropLogins(t, ownerA, ownerB, reader, made, keeper)
+		s.dropDatabase(t, esc.madeDB)
+		s.dropLogins(t, ownerA, ownerB, reader, made, keeper, esc.public, esc.victim, esc.made)
+		_ = os.Remove(esc.file)
 	})
 	dbHCL := tenantDatabaseHCL("db", `deletion_policy = "delete"`)
 	dbHCL = strings.Replace(dbHCL, `name   = "db"`, fmt.Sprintf("name   = %q", db), 1)
-	grant := grantHCL("r", "tenantdb_tenant_database.db.name", reader, `["SELECT"]`, "")
+	grant := grantHCL("r", "tenantdb_tenant_database.db.name", reader, `["SELECT", "INSERT"]`, "")
 	withOwner := func(owner string) string {
 		return s.serverHCL("") + dbHCL + ownerBlockHCL(owner, "Owner-pw-1", 1, "") +
 			strings.Replace(grant, "\n}", "  depends_on = [tenantdb_tenant_owner.o]\n}", 1)
@@ -51,19 +62,30 @@ func TestAccOffboard_keeperHoldsTenantCode(t *testing.T) {
 	w.write(withOwner(ownerA))
 	w.run("apply", "-auto-approve").mustSucceed(t, "create with owner A")
 
-	// 1. The tenant's code, and its database closed.
-	if err := s.as(ownerA, "Owner-pw-1", db, "CREATE TABLE orders (v int)", "INSERT INTO orders VALUES (1)",
-		"GRANT SELECT ON orders TO "+reader,
-		`CREATE FUNCTION public.pwn(cmd text) RETURNS void SECURITY DEFINER LANGUAGE plpgsql AS $$BEGIN EXECUTE cmd; END$$`); err != nil {
+	// 1. The tenant's code (and the escalation matrix's), and its database closed.
+	s.prepareEscalation(t, esc)
+	if err := s.as(ownerA, "Owner-pw-1", db, append([]string{"CREATE TABLE orders (v int)", "INSERT INTO orders VALUES (1)",
+		"GRANT SELECT ON orders TO " + reader,
+		`CREATE FUNCTION public.pwn(cmd text) RETURNS void SECURITY DEFINER LANGUAGE plpgsql AS $$BEGIN EXECUTE cmd; END$$`},
+		escalationSetup(esc.victim, esc.made, esc.madeDB, reader, esc.file)...)...); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.as(ownerA, "Owner-pw-1", "postgres", fmt.Sprintf("ALTER DATABASE %s ALLOW_CONNECTIONS false", s.ident(db))); err != nil {
 		t.Fatal(err)
 	}
 
-	// 2. Offboard A.
+	// 2. Offboard A: the lock-out is the admin's first statement that
+	// changes anything, before the flag's reset.
 	w.write(s.serverHCL("") + dbHCL + grant)
+	mark := s.MarkLog(t)
 	r := w.run("apply", "-auto-approve").mustSucceed(t, "offboard owner A, the database closed by its tenant")
+	if ran := s.ddlSinceBy(t, mark, []string{s.Admin.Username}); len(ran) < 2 || !strings.HasPrefix(ran[0].Text, "ALTER ROLE "+s.ident(ownerA)+" NOLOGIN") {
+		var texts []string
+		for _, st := range ran {
+			texts = append(texts, st.Text)
+		}
+		t.Errorf("A's offboarding did not start with its lock-out: %q", texts)
+	}
 	if d := r.requireDiag(t, "warning", summaryFlagReset); !strings.Contains(d.Detail, "ALLOW_CONNECTIONS true") {
 		t.Errorf("the flag warning does not name ALLOW_CONNECTIONS: %s", d.Detail)
 	}
@@ -94,6 +116,7 @@ UNION ALL SELECT pg_get_userbyid(datdba)::text FROM pg_database WHERE datname = 
 	if n := s.count(t, "", `SELECT count(*) FROM pg_roles WHERE rolname = $1`, made); n != 0 {
 		t.Fatalf("the tenant's function made role %s after the offboarding", made)
 	}
+	s.checkEscalations(t, esc)
 
 	// 3. Re-onboarding: owner B takes the keeper's objects.
 	w.write(withOwner(ownerB))
@@ -108,7 +131,7 @@ UNION ALL SELECT pg_get_userbyid(datdba)::text FROM pg_database WHERE datname = 
 		t.Fatal(err)
 	}
 	s.exec(t, "", fmt.Sprintf("CREATE ROLE %s NOLOGIN CREATEROLE", s.ident(keeper)))
-	mark := s.MarkLog(t)
+	mark = s.MarkLog(t)
 	w.write(s.serverHCL("") + dbHCL + grant)
 	r = w.run("apply", "-auto-approve").mustFail(t, "offboard owner B to a tampered keeper")
 	d := r.requireDiag(t, "error", "")

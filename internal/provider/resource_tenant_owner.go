@@ -69,7 +69,11 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"resource created it (`user_created`) and it is still that login; the database and its data stay. On " +
 			"PostgreSQL the login is locked out first (`NOLOGIN`, its sessions ended), then the database and everything " +
 			"in it go to the database's keeper role (`tenantdb_claim_k` and 16 hex digits, `NOLOGIN`, no attribute, held " +
-			"by the admin alone), never to the admin, so no tenant code runs with the admin's rights; a new owner " +
+			"by the admin alone), never to the admin, so no tenant code runs with the admin's rights: the tenant can no " +
+			"longer log in or own anything, and its `SECURITY DEFINER` functions, views, rules, triggers, defaults, " +
+			"policies, expression indexes and materialized views run, for a grantee, `PUBLIC` or maintenance, with at " +
+			"most the keeper's rights in that one database (no role, database, password or server file reached; the " +
+			"offboarding guide lists each kind); a new owner " +
 			"declared for the database later takes everything from the keeper, which is dropped. Usernames starting " +
 			"with `tenantdb_claim_` are reserved. " +
 			"The login's identity (PostgreSQL: its OID; MariaDB: when its password was last set, to the second; MySQL " +
