@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -68,17 +67,17 @@ func TestSSHBastion_hopNamed(t *testing.T) {
 				spec func(t *testing.T) (Spec, string)
 			}{
 				{"bastion silent", func(t *testing.T) (Spec, string) {
-					s, port := base, muteListener(t)
+					s, port := base, testserver.MuteListener(t)
 					s.Bastion = bastion(t, port)
 					return s, "the SSH bastion 127.0.0.1:" + strconv.Itoa(port) + " did not answer in time"
 				}},
 				{"bastion port closed", func(t *testing.T) (Spec, string) {
-					s, port := base, closedPort(t)
+					s, port := base, testserver.ClosedPort(t)
 					s.Bastion = bastion(t, port)
 					return s, "the SSH bastion 127.0.0.1:" + strconv.Itoa(port) + " cannot be reached"
 				}},
 				{"proxy silent", func(t *testing.T) (Spec, string) {
-					port := muteListener(t)
+					port := testserver.MuteListener(t)
 					p, err := NewSOCKS5Proxy("socks5://127.0.0.1:"+strconv.Itoa(port), "", "")
 					if err != nil {
 						t.Fatal(err)
@@ -89,7 +88,7 @@ func TestSSHBastion_hopNamed(t *testing.T) {
 				}},
 				{"database port closed", func(t *testing.T) (Spec, string) {
 					s := base
-					s.Port = closedPort(t)
+					s.Port = testserver.ClosedPort(t)
 					s.Bastion = bastion(t, d.Port)
 					return s, "the SSH bastion 127.0.0.1:" + strconv.Itoa(d.Port) + " could not connect to the database at " + s.addr()
 				}},
@@ -124,50 +123,6 @@ func TestSSHBastion_hopNamed(t *testing.T) {
 			})
 		})
 	}
-}
-
-// muteListener is a loopback port that accepts connections and never
-// says anything (a bastion or proxy whose process hangs).
-func muteListener(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// closedPort is a loopback port nothing listens on.
-func closedPort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	return port
 }
 
 // TestHopErrorClass: a hop that did not answer in time is not retried
