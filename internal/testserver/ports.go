@@ -11,12 +11,10 @@ import (
 // ClosedPort is a loopback port nothing listens on (a refused hop).
 func ClosedPort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	return port
 }
 
@@ -50,5 +48,5 @@ func MuteListener(t testing.TB) int {
 			mu.Unlock()
 		}
 	}()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port //nolint:forcetypeassert // a tcp listener's address
 }
