@@ -19,7 +19,7 @@ import (
 // sshd, plus extra.
 func pinsConfig(s accServer, bastions map[string]*testserver.SSHD, pins map[string]string, extra string) string {
 	var cas, pw, jumps, servers strings.Builder
-	for _, name := range []string{s.name, "badname", "expired"} {
+	for _, name := range []string{s.name, "badname", "expired", "silent"} {
 		d := bastions[name]
 		if d == nil {
 			continue
@@ -51,7 +51,9 @@ func pinsConfig(s accServer, bastions map[string]*testserver.SSHD, pins map[stri
 // fingerprint alone and an @cert-authority line each refresh with an
 // empty plan; @revoked with the same key's fingerprint fails the plan
 // naming @revoked. Servers whose certificate names another host or has
-// expired are refused at their create, saying so. Last, the bastion's
+// expired are refused at their create, saying so, and one behind a bastion
+// that accepts and never answers fails after one connect timeout, naming
+// that bastion as the hop that did not answer (item 6). Last, the bastion's
 // session is stopped (SIGSTOP, as when NAT state is lost) in the middle of
 // an apply, between two tenants (a terraform_data's local-exec waits for
 // the test): the provider's keepalives (every 200 ms in this build) give
@@ -102,24 +104,37 @@ func TestAccSSHBastion_pins(t *testing.T) {
 				t.Fatalf("the refusal of a revoked key does not say @revoked and name %s:\n%s", ed.Fingerprint, revoked.Output)
 			}
 
-			// Item 2: a certificate for another name, an expired one.
+			// Item 2: a certificate for another name, an expired one; and
+			// item 6: a bastion that accepts and never answers, named as
+			// the hop that timed out, after one connect timeout (created
+			// in the same apply, so its 10 s overlap the others).
 			badName := testserver.StartSSHD(t, testserver.SSHDHostCertificate(ca, []string{"bastion.other"}, now.Add(-time.Hour), now.Add(time.Hour)))
 			expired := testserver.StartSSHD(t, testserver.SSHDHostCertificate(ca, []string{"127.0.0.1"}, now.Add(-2*time.Hour), now.Add(-time.Hour)))
+			silent := &testserver.SSHD{Port: testserver.MuteListener(t), User: d.User}
 			good := fmt.Sprintf("known_hosts = %q", ed.KnownHosts)
-			w.write(pinsConfig(s, map[string]*testserver.SSHD{s.name: d, "badname": badName, "expired": expired}, map[string]string{
+			w.write(pinsConfig(s, map[string]*testserver.SSHD{s.name: d, "badname": badName, "expired": expired, "silent": silent}, map[string]string{
 				s.name:    good,
 				"badname": fmt.Sprintf("known_hosts = %q", badName.CertAuthorityLine(ca.PublicKey())),
 				"expired": fmt.Sprintf("known_hosts = %q", expired.CertAuthorityLine(ca.PublicKey())),
+				"silent":  fmt.Sprintf("host_key_fingerprint = %q", ed.Fingerprint),
 			}, ""))
-			certs := w.run("apply", "-auto-approve").mustFail(t, "servers behind a certificate for another name and an expired one")
-			for _, bad := range []*testserver.SSHD{badName, expired} {
+			start := time.Now()
+			refused := w.run("apply", "-auto-approve").mustFail(t, "servers behind a certificate for another name, an expired one, a silent bastion")
+			if took := time.Since(start); took > 40*time.Second {
+				t.Errorf("the apply took %s: the silent bastion was retried", took.Round(time.Second))
+			}
+			for _, c := range []struct {
+				port int
+				want string
+			}{{badName.Port, "certificate"}, {expired.Port, "certificate"}, {silent.Port, "did not answer in time"}} {
 				found := false
-				for _, dg := range certs.Diagnostics {
-					found = found || (dg.Severity == "error" && strings.Contains(dg.Detail, "127.0.0.1:"+strconv.Itoa(bad.Port)) &&
-						strings.Contains(dg.Detail, "certificate"))
+				for _, dg := range refused.Diagnostics {
+					flat := strings.Join(strings.Fields(dg.Detail), " ")
+					found = found || (dg.Severity == "error" && strings.Contains(flat, "127.0.0.1:"+strconv.Itoa(c.port)) &&
+						strings.Contains(flat, c.want) && !strings.Contains(flat, "reachable and writable"))
 				}
 				if !found {
-					t.Fatalf("no error refusing the certificate of the bastion on port %d:\n%s", bad.Port, certs.Output)
+					t.Fatalf("no error naming the bastion on port %d and saying %q:\n%s", c.port, c.want, refused.Output)
 				}
 			}
 
