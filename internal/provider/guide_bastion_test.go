@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ import (
 
 const bastionGuide = "../../templates/guides/bastion-proxy-mutual-tls.md.tmpl"
 
-var bastionGuideBlocks = []string{"bastion-variables.tf", "bastion.tf", "bastion-known-hosts", "bastion-fingerprint", "bastion-apply"}
+var bastionGuideBlocks = []string{"variables.tf", "bastion.tf", "bastion-known-hosts", "bastion-fingerprint", "bastion-apply", "proxy.tf"}
 
 // TestAccGuideBastion: on a real OpenSSH bastion with the three host key
 // types OpenSSH installs, which alone resolves the database's private name:
@@ -35,7 +36,9 @@ var bastionGuideBlocks = []string{"bastion-variables.tf", "bastion.tf", "bastion
 // (the server's create connects and checks the admin's rights; the name
 // resolves nowhere else), the next plan is empty, and a plan with the
 // bastion down warns that it could not refresh, naming the bastion as the
-// hop that failed (issue 60 item 6).
+// hop that failed (issue 60 item 6). Then the SOCKS5 example, through a
+// real danted with a username and password: the server is created through
+// the proxy (its log counts the relay) and the next plan is empty.
 func TestAccGuideBastion(t *testing.T) {
 	for _, kind := range engines() {
 		t.Run(kind, func(t *testing.T) {
@@ -75,7 +78,7 @@ func TestAccGuideBastion(t *testing.T) {
 				cfg = replaceIn(t, cfg, r[0], r[1])
 			}
 			w.write("") // the terraform block naming the provider's source
-			w.files(map[string]string{"variables.tf": blocks["bastion-variables.tf"], "bastion.tf": cfg})
+			w.files(map[string]string{"variables.tf": blocks["variables.tf"], "bastion.tf": cfg})
 			write(t, filepath.Join(w.dir, "ca.pem"), s.CAPEM)
 			write(t, filepath.Join(w.dir, "bastion-key"), d.ClientKeyPEM)
 			w.setVar("bastion_key", d.ClientKeyPEM)
@@ -103,6 +106,32 @@ func TestAccGuideBastion(t *testing.T) {
 				!strings.Contains(flat, want) || strings.Contains(flat, "reachable and writable") {
 				t.Fatalf("a refresh with the bastion down does not warn naming the bastion (%q):\n%s", want, down.Output)
 			}
+
+			// The SOCKS5 example: danted with a username and password
+			// (the proxy resolves the host: socks5h://).
+			proxy := testserver.StartDante(t, "Guide-proxy-pw-1")
+			socks := blocks["proxy.tf"]
+			for _, r := range [][2]string{
+				{`username = "tenantdb", password`, fmt.Sprintf("username = %q, password", proxy.User)},
+				{`engine       = "postgres"`, fmt.Sprintf("engine       = %q", s.Engine)},
+				{`host         = "db.private.internal"`, fmt.Sprintf("host         = %q\n  port         = %d", s.Host, s.Port)},
+				{`username     = "tenantdb_admin"`, fmt.Sprintf("username     = %q", s.Admin.Username)},
+				{`"socks5h://proxy.internal:1080"`, strconv.Quote(proxy.URL())},
+			} {
+				socks = replaceIn(t, socks, r[0], r[1])
+			}
+			wp := newCLIWorkspace(t)
+			wp.write("")
+			wp.files(map[string]string{"variables.tf": blocks["variables.tf"], "proxy.tf": socks})
+			write(t, filepath.Join(wp.dir, "ca.pem"), s.CAPEM)
+			wp.setVar("admin_password", s.Admin.Password)
+			wp.setVar("proxy_password", proxy.Password)
+			relayed := proxy.Relayed()
+			wp.run("apply", "-auto-approve").mustSucceed(t, "the guide's SOCKS5 example")
+			if proxy.Relayed() == relayed {
+				t.Fatal("the SOCKS5 example's server was created without a connection through the proxy")
+			}
+			wp.requireEmptyPlan(t, "after the guide's SOCKS5 example")
 		})
 	}
 }
