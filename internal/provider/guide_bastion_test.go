@@ -13,8 +13,9 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
 )
 
-// The bastion section of templates/guides/bastion-proxy-mutual-tls.md.tmpl
-// is run as written (issue 60 item 8), as the Getting started and
+// The examples of templates/guides/bastion-proxy-mutual-tls.md.tmpl are
+// run as written (the mutual TLS one by TestAccClientCerts_tenant, on its
+// server that requires a client certificate) (issue 60 item 8), as the Getting started and
 // migration guides are: its marked blocks are the user's files (NAME.tf)
 // and shell steps. Only what is the user's own is the test's: the
 // bastion's address, port and user, the database's private name and port,
@@ -24,7 +25,7 @@ import (
 
 const bastionGuide = "../../templates/guides/bastion-proxy-mutual-tls.md.tmpl"
 
-var bastionGuideBlocks = []string{"variables.tf", "bastion.tf", "bastion-known-hosts", "bastion-fingerprint", "bastion-apply", "proxy.tf"}
+var bastionGuideBlocks = []string{"variables.tf", "bastion.tf", "bastion-known-hosts", "bastion-fingerprint", "bastion-apply", "proxy.tf", "mtls.tf"}
 
 // TestAccGuideBastion: on a real OpenSSH bastion with the three host key
 // types OpenSSH installs, which alone resolves the database's private name:
