@@ -354,7 +354,9 @@ func (s Spec) connectFailure(ctx context.Context, err error) error {
 		}
 		return ce
 	}
-	if s.Engine != ddl.EnginePostgres || isServerError(err) || ctx.Err() != nil ||
+	// A hop's failure (hopError) is named already; the database was not
+	// reached, so there is nothing to sniff.
+	if s.Engine != ddl.EnginePostgres || isServerError(err) || ctx.Err() != nil || isHopError(err) ||
 		errors.Is(err, syscall.ECONNREFUSED) || isDNSError(err) || isTimeout(err) || pgconn.Timeout(err) {
 		return err
 	}

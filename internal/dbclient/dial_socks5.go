@@ -103,9 +103,20 @@ func (p *SOCKS5Proxy) dial(ctx context.Context, server, addr string) (net.Conn, 
 		if ce := p.refusedLogin(server, err); ce != nil {
 			return nil, ce
 		}
-		return nil, fmt.Errorf("through the SOCKS5 proxy %s of server %q: %w", p.addr, server, err)
+		return nil, p.hopFailure(ctx, addr, err)
 	}
 	return c, nil
+}
+
+// hopFailure names the hop that failed: the proxy (not reached, or silent
+// within the connect timeout), or the database, which the proxy reports it
+// could not connect to (a SOCKS5 reply, which x/net reports only as text:
+// "unknown error connection refused", "... host unreachable").
+func (p *SOCKS5Proxy) hopFailure(ctx context.Context, addr string, err error) error {
+	if strings.Contains(err.Error(), "unknown error ") && ctx.Err() == nil {
+		return newHopError(ctx, hopDatabase, addr, "SOCKS5 proxy "+p.addr, err, false)
+	}
+	return newHopError(ctx, hopProxy, p.addr, "", err, false)
 }
 
 // refusedLogin words a login the proxy refused as a configuration error

@@ -254,7 +254,7 @@ func (b *SSHBastion) handshake(ctx context.Context, cfg *ssh.ClientConfig) (net.
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", b.addr())
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("the SSH bastion %s of server %q: %w", b.addr(), b.server, err)
+		return nil, nil, nil, nil, newHopError(ctx, hopBastion, b.addr(), "", err, false)
 	}
 	deadline, ok := ctx.Deadline()
 	if !ok {
@@ -284,7 +284,9 @@ func (b *SSHBastion) handshake(ctx context.Context, cfg *ssh.ClientConfig) (net.
 		return nil, nil, nil, nil, &configError{Kind: "SSH", Msg: fmt.Sprintf("the bastion %s refused user %q with the key of the provider's "+
 			"ssh_bastions[%q]: add its public key to that user's authorized_keys on the bastion", b.addr(), b.user, b.server)}
 	}
-	return nil, nil, nil, nil, fmt.Errorf("the SSH bastion %s of server %q: %w", b.addr(), b.server, err)
+	// A bastion that does not finish the handshake before the deadline is
+	// not dialled again by a retry (hopError): it did not answer.
+	return nil, nil, nil, nil, newHopError(ctx, hopBastion, b.addr(), "", err, false)
 }
 
 // forget drops client if it is still the tunnel's, so the next dial
@@ -314,20 +316,22 @@ func (t *tunnel) dial(ctx context.Context, addr string) (net.Conn, error) {
 		if errors.As(err, &refused) {
 			// The bastion is up and answered: the database address is
 			// what failed.
-			return nil, fmt.Errorf("through the SSH bastion %s: %w", t.b.addr(), err)
+			return nil, newHopError(ctx, hopDatabase, addr, "SSH bastion "+t.b.addr(), err, false)
 		}
 		if ctx.Err() != nil {
 			// No answer to the channel open before the deadline: the
 			// link may be dead (NAT state lost, the session stopped), so
 			// the next connection dials the bastion again rather than
 			// wait on this one (a live link costs one handshake).
+			// A retry dials anew, so it is worth one (transient).
 			t.forget(client)
-			return nil, fmt.Errorf("the SSH bastion %s of server %q did not open a channel to %s in time (%w): the bastion "+
-				"or its link stopped answering", t.b.addr(), t.b.server, addr, ctx.Err())
+			return nil, &hopError{hop: hopBastion, addr: t.b.addr(), class: classTransient,
+				msg: fmt.Sprintf("the SSH bastion %s of server %q did not open a channel to %s in time (%v): the bastion "+
+					"or its link stopped answering", t.b.addr(), t.b.server, addr, ctx.Err())}
 		}
 		t.forget(client)
 		if attempt == 1 {
-			return nil, fmt.Errorf("the SSH bastion %s of server %q: %w", t.b.addr(), t.b.server, err)
+			return nil, newHopError(ctx, hopBastion, t.b.addr(), "", err, false)
 		}
 	}
 }

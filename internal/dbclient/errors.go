@@ -305,7 +305,7 @@ func unavailable(spec Spec, last error) error {
 		Reason: ddl.PrimaryUnavailable,
 		Object: spec.describe(),
 		Why:    fmt.Sprintf("The server did not accept the operation after retries: %v%s", last, readDetailHint(last)),
-		Fix:    "Check that the primary is reachable and writable (not read-only or failing over), then apply again.",
+		Fix:    unavailableFix(last),
 	}
 }
 

@@ -6,7 +6,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 
@@ -23,20 +25,11 @@ func (s *Server) withLock(ctx context.Context, tenant ddl.DatabaseName, fn func(
 	if _, held := ctx.Value(lockedConnKey{}).(*sql.Conn); held {
 		return fn(ctx) // already inside a lock of this operation
 	}
-	var conn *sql.Conn
-	err := retry(ctx, s.spec, func(ctx context.Context) error {
-		var err error
-		conn, err = s.db.Conn(ctx)
-		return err
-	})
+	conn, release, err := s.lockedConn(ctx, "tenantdb:"+tenant.String())
 	if err != nil {
-		return s.readError("lock tenantdb:"+tenant.String(), err)
+		return err
 	}
 	defer conn.Close()
-	release, err := s.lockOn(ctx, conn, "tenantdb:"+tenant.String())
-	if err != nil {
-		return err
-	}
 	defer release()
 	ctx = withDatabaseReads(withConnIDCache(context.WithValue(ctx, tenantKey{}, tenant.String())))
 	ctx = context.WithValue(ctx, lockedConnKey{}, conn)
@@ -44,6 +37,35 @@ func (s *Server) withLock(ctx context.Context, tenant ddl.DatabaseName, fn func(
 		return err
 	}
 	return fn(ctx)
+}
+
+// lockedConn takes a dedicated connection and the named lock on it. A
+// pooled connection that died while idle (its SSH link given up after a
+// silent bastion, the server restarted) fails its first statement with
+// driver.ErrBadConn, before anything was sent: database/sql retries that
+// for statements on the pool, not on a *sql.Conn, so the lock is tried
+// again here on another connection (each bad one is discarded, so at most
+// the pool's size of them).
+func (s *Server) lockedConn(ctx context.Context, name string) (*sql.Conn, func(), error) {
+	for attempt := 0; ; attempt++ {
+		var conn *sql.Conn
+		err := retry(ctx, s.spec, func(ctx context.Context) error {
+			var err error
+			conn, err = s.db.Conn(ctx)
+			return err
+		})
+		if err != nil {
+			return nil, nil, s.readError("lock "+name, err)
+		}
+		release, err := s.lockOn(ctx, conn, name)
+		if err == nil {
+			return conn, release, nil
+		}
+		conn.Close()
+		if !errors.Is(err, driver.ErrBadConn) || attempt >= adminPoolMaxOpen {
+			return nil, nil, err
+		}
+	}
 }
 
 // lockOn takes the named advisory lock on conn, waiting up to lockWait.

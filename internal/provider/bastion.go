@@ -58,7 +58,7 @@ func sshBastionsAttribute() pschema.MapNestedAttribute {
 			"by server name: `private_key` (PEM or OpenSSH; sensitive) with an optional `private_key_passphrase`, or " +
 			"`agent_socket` (the path of a running ssh-agent's socket, e.g. `SSH_AUTH_SOCK`'s value: the provider reads " +
 			"no environment variable itself), and the bastion's host key pinned by `known_hosts` (lines as `ssh-keyscan` " +
-			"prints them) or `host_key_fingerprint` (`SHA256:…`, as `ssh-keygen -lf` prints it). There is no way to " +
+			"prints them) or `host_key_fingerprint` (`SHA256:…`, the second field `ssh-keygen -lf` prints). There is no way to " +
 			"accept any host key: an unknown or changed key refuses the connection, naming the fingerprint seen. Never " +
 			"written to state or plan.",
 		Optional: true,
@@ -68,7 +68,7 @@ func sshBastionsAttribute() pschema.MapNestedAttribute {
 				"private_key_passphrase": pschema.StringAttribute{Optional: true, Sensitive: true, MarkdownDescription: "The private key's passphrase, if it has one. Sensitive."},
 				"agent_socket":           pschema.StringAttribute{Optional: true, MarkdownDescription: "The path of an ssh-agent socket, instead of `private_key`."},
 				"known_hosts":            pschema.StringAttribute{Optional: true, MarkdownDescription: "known_hosts lines that pin the bastion's host key."},
-				"host_key_fingerprint":   pschema.StringAttribute{Optional: true, MarkdownDescription: "The bastion's host key fingerprint, `SHA256:…`."},
+				"host_key_fingerprint":   pschema.StringAttribute{Optional: true, MarkdownDescription: "The bastion's host key fingerprint, `SHA256:…` (`ssh-keygen -lf KEY.pub | awk '{print $2}'`)."},
 			},
 		},
 		Validators: []validator.Map{mapvalidator.KeysAre(identifierValidator{kind: "server name"})},

@@ -150,6 +150,31 @@ func TestAccClientCerts_tenant(t *testing.T) {
 				t.Fatalf("client_cert_fingerprint = %v after the rotation, want %s", got, fp2)
 			}
 
+			// The guide's mutual TLS example, as written (issue 60 item 8):
+			// its server created with the certificate and the key from a
+			// variable, then an empty plan.
+			guide := requireMarkedBlocks(t, bastionGuide, bastionGuideBlocks)
+			mtls := guide["mtls.tf"]
+			for _, r := range [][2]string{
+				{`engine   = "postgres"`, fmt.Sprintf("engine   = %q", s.Engine)},
+				{`host     = "db.internal"`, fmt.Sprintf("host     = %q\n  port     = %d", s.Host, s.Port)},
+				{`username = "tenantdb_admin"`, fmt.Sprintf("username = %q", s.Admin.Username)},
+			} {
+				mtls = replaceIn(t, mtls, r[0], r[1])
+			}
+			certPEM, keyPEM, err := s.ClientCert(s.Admin.Username)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, keyPEM)
+			g := newCLIWorkspace(t)
+			g.write("")
+			g.files(map[string]string{"variables.tf": guide["variables.tf"], "mtls.tf": mtls, "ca.pem": s.CAPEM, "admin.crt": certPEM})
+			g.setVar("admin_password", s.Admin.Password)
+			g.setVar("admin_client_key", keyPEM)
+			g.run("apply", "-auto-approve").mustSucceed(t, "the guide's mutual TLS example")
+			g.requireEmptyPlan(t, "after the guide's mutual TLS example")
+
 			// tls = "disable" cannot carry a client certificate.
 			w.write(cfg(true, "disable", "Mtls-pw-2", 2))
 			w.run("plan").mustFail(t, `plan with tls = "disable"`).requireDiag(t, "error", clientCertWithoutTLSSummary)

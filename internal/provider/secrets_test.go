@@ -11,7 +11,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -166,16 +165,7 @@ func (c noSecretInState) CheckState(_ context.Context, req statecheck.CheckState
 }
 
 // closedPort is a loopback port nothing listens on.
-func closedPort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	return port
-}
+func closedPort(t *testing.T) int { return testserver.ClosedPort(t) }
 
 // extraServerHCL is a second tenantdb_db_server on s, with its own name
 // (and so its own admin password) and port. Its CA is the provider's
