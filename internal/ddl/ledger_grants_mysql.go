@@ -100,12 +100,18 @@ func IntersectPrivileges(held, recorded []Privilege) []Privilege {
 }
 
 // RevokePrivileges revokes exactly privs from user on db's name
-// (MySQL/MariaDB): the revoke limited to what tenantdb granted.
+// (MySQL/MariaDB): the revoke limited to what tenantdb granted. A grant or
+// an account already gone is not an error (the account's own destroy may
+// drop it at the same moment: Terraform runs them side by side).
 func RevokePrivileges(d Dialect, db DatabaseName, user Username, privs []Privilege) Plan {
 	if len(privs) == 0 {
 		return Plan{}
 	}
-	return d.SyncPrivileges(db, user, Username{}, PrivilegeDiff{Revoke: privs})
+	p := d.SyncPrivileges(db, user, Username{}, PrivilegeDiff{Revoke: privs})
+	for i := range p.Statements {
+		p.Statements[i].Tolerate = TolerateMissing
+	}
+	return p
 }
 
 // RevokePrivilegesText is RevokePrivileges as a diagnostic shows it for a

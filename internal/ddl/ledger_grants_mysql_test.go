@@ -59,4 +59,10 @@ func TestLedgerGrants(t *testing.T) {
 	if p := RevokePrivileges(NewDialect(info), db, user, nil); len(p.Statements) != 0 {
 		t.Errorf("nothing to revoke runs %v", p.Statements)
 	}
+	// An account its own destroy dropped meanwhile is not an error.
+	for _, st := range RevokePrivileges(NewDialect(info), db, user, []Privilege{"INSERT"}).Statements {
+		if st.Tolerate != TolerateMissing {
+			t.Errorf("%s does not tolerate a grant already gone", st.SQL())
+		}
+	}
 }
