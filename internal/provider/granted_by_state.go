@@ -14,10 +14,16 @@ import (
 // the stand-in for the ledger's record of what tenantdb granted where the
 // ledger has none (a resource an earlier version made; dbclient
 // ledger_grants.go). An imported owner's privileges were not granted by
-// tenantdb (created false): none.
+// tenantdb (created false): none. A created owner whose state no longer
+// says (a refresh of an unproven login keeps no privileges) holds on its
+// database what the earlier version granted it, which kept it to the
+// declared set: all it holds there counts (the catalog).
 func grantedByState(info ddl.ServerInfo, privs ddl.PrivilegeSet, created bool) []ddl.Privilege {
-	if !created || privs.IsZero() {
+	switch {
+	case !created:
 		return nil
+	case privs.IsZero():
+		return ddl.Catalog(info)
 	}
 	return privs.Expand(info)
 }

@@ -324,7 +324,7 @@ func TestAccMySQLProofs_ownerRewritesAttribute(t *testing.T) {
 		t.Fatal("destroy left the owner login its ledger row proves tenantdb made")
 	}
 	var n int
-	if err := s.super(t, "").QueryRow("SELECT COUNT(*) FROM "+s.ident(ddl.LedgerDatabase)+".claims WHERE object = ? AND status = 'dropped'",
+	if err := s.super(t, "").QueryRow("SELECT COUNT(*) FROM "+s.ident(ddl.LedgerDatabase)+".claims WHERE kind = 'login' AND object = ? AND status = 'dropped'",
 		owner).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("the ledger does not record the owner's drop: %d rows, %v", n, err)
 	}
