@@ -4,12 +4,14 @@ package provider
 
 import (
 	"context"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
 )
@@ -126,4 +128,61 @@ func (p *noSQLProof) assertOnly(t *testing.T, what string, allowedPrefixes ...st
 		t.Fatalf("%s: the server's catalog changed (-before +after):\n%s", what, diff)
 	}
 	p.taken = false
+}
+
+// refusalChain runs a test's refusals one after the other for the price of
+// the refusals alone: each refusal step's PreConfig first settles the
+// previous refusal's proof (no SQL, the catalog unchanged, and what else
+// the test checks after it), then takes its own; the chain's last step
+// settles the last. A refusal is one failed plan; a step between two
+// refusals only to check the first is a whole apply cycle (plan, apply,
+// and two more plans with their shows: seven terraform commands).
+type refusalChain struct {
+	t       *testing.T
+	s       accServer
+	proof   noSQLProof
+	pending func()
+	// assert is the no-SQL proof each refusal settles with: proof.assert
+	// when nil (assertNoGrantSQL for a grant's refusals).
+	assert func(p *noSQLProof, t *testing.T, what string)
+}
+
+// settle runs the previous refusal's checks, once.
+func (c *refusalChain) settle() {
+	c.t.Helper()
+	if c.pending != nil {
+		check := c.pending
+		c.pending = nil
+		check()
+	}
+}
+
+// refusal is a step whose plan or apply must fail with want; afterwards no
+// SQL ran (assert names it what) and then check, if any, holds.
+func (c *refusalChain) refusal(config, want, what string, check func()) resource.TestStep {
+	return resource.TestStep{
+		PreConfig: func() {
+			c.settle()
+			c.s.beforeRefusal(c.t, &c.proof, "")
+			c.pending = func() {
+				assert := c.assert
+				if assert == nil {
+					assert = (*noSQLProof).assert
+				}
+				assert(&c.proof, c.t, what)
+				if check != nil {
+					check()
+				}
+			}
+		},
+		Config:      config,
+		ExpectError: regexp.MustCompile(want),
+	}
+}
+
+// settled is the chain's last step: the configuration every refusal
+// left in place, planned only (it must plan nothing), after the last
+// refusal's checks.
+func (c *refusalChain) settled(config string) resource.TestStep {
+	return resource.TestStep{PreConfig: c.settle, Config: config, PlanOnly: true}
 }

@@ -402,27 +402,17 @@ func TestAccTenantGrant_refusals(t *testing.T) {
 			t.Cleanup(func() { s.dropDatabase(t, db, db2) })
 			server := s.serverHCL(`reserved_usernames = ["app_group"]`)
 			dbs := tenantDatabaseHCL(db, "") + tenantDatabaseHCL(db2, "")
-			var proof noSQLProof
-			refusal := func(hcl, want string) resource.TestStep {
-				return resource.TestStep{
-					PreConfig:   func() { s.beforeRefusal(t, &proof, "") },
-					Config:      server + dbs + hcl,
-					ExpectError: regexp.MustCompile(want),
-				}
-			}
+			// After each refusal: no grant or revoke sent, and the grant
+			// made first still holds exactly SELECT.
+			chain := refusalChain{t: t, s: s, assert: (*noSQLProof).assertNoGrantSQL}
 			good := grantHCL("g", "tenantdb_tenant_database."+db+".name", user, `["SELECT"]`, "")
-			checked := func(what string) resource.TestStep {
-				return resource.TestStep{
-					PreConfig: func() {
-						proof.assertNoGrantSQL(t, what)
-						if err := s.requireResidue(t, db, user, []string{"Select_priv"},
-							[]string{"database CONNECT", "schema public USAGE", "default public SELECT"}); err != nil {
-							t.Fatalf("%s: %v", what, err)
-						}
-					},
-					Config:           server + dbs + good,
-					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-				}
+			refusal := func(hcl, want, what string) resource.TestStep {
+				return chain.refusal(server+dbs+hcl, want, what, func() {
+					if err := s.requireResidue(t, db, user, []string{"Select_priv"},
+						[]string{"database CONNECT", "schema public USAGE", "default public SELECT"}); err != nil {
+						t.Fatalf("%s: %v", what, err)
+					}
+				})
 			}
 			other := func(user, privs string) string {
 				return grantHCL("x", "tenantdb_tenant_database."+db+".name", user, privs, "")
@@ -433,42 +423,34 @@ func TestAccTenantGrant_refusals(t *testing.T) {
 			}
 			steps := []resource.TestStep{
 				{Config: server + dbs + good, ConfigPlanChecks: emptyAfterApply()},
-				refusal(good+other(s.Admin.Username, `["SELECT"]`), `(?s)GrantUserReserved: grant username.*admin\s+login`),
-				checked("GrantUserReserved (the admin)"),
-				refusal(good+other(system, `["SELECT"]`), `(?s)GrantUserReserved: grant username.*system\s+account`),
-				checked("GrantUserReserved (" + system + ")"),
-				refusal(good+other("pg_monitor", `["SELECT"]`), `GrantUserReserved`),
-				checked("GrantUserReserved (pg_*)"),
-				refusal(good+other("APP_GROUP", `["SELECT"]`), `(?s)GrantUserReserved.*reserved_usernames`),
-				checked("GrantUserReserved (reserved_usernames)"),
-				refusal(good+other("bad name", `["SELECT"]`), `InvalidIdentifier`),
-				checked("InvalidIdentifier (username)"),
-				refusal(good+grantHCL("x", `"information_schema"`, user, `["SELECT"]`, ""), `(?s)InvalidIdentifier.*system\s+database`),
-				checked("InvalidIdentifier (system database)"),
-				refusal(good+other(user+"x", `["SUPER"]`), `PrivilegeNotAllowed`),
-				checked("PrivilegeNotAllowed (not on the allowlist)"),
-				refusal(good+other(user+"x", `["ALL PRIVILEGES", "SELECT"]`), `(?s)PrivilegeNotAllowed.*cannot\s+be\s+combined`),
-				checked("PrivilegeNotAllowed (ALL with others)"),
+				refusal(good+other(s.Admin.Username, `["SELECT"]`), `(?s)GrantUserReserved: grant username.*admin\s+login`, "GrantUserReserved (the admin)"),
+				refusal(good+other(system, `["SELECT"]`), `(?s)GrantUserReserved: grant username.*system\s+account`, "GrantUserReserved ("+system+")"),
+				refusal(good+other("pg_monitor", `["SELECT"]`), `GrantUserReserved`, "GrantUserReserved (pg_*)"),
+				refusal(good+other("APP_GROUP", `["SELECT"]`), `(?s)GrantUserReserved.*reserved_usernames`, "GrantUserReserved (reserved_usernames)"),
+				refusal(good+other("bad name", `["SELECT"]`), `InvalidIdentifier`, "InvalidIdentifier (username)"),
+				refusal(good+grantHCL("x", `"information_schema"`, user, `["SELECT"]`, ""), `(?s)InvalidIdentifier.*system\s+database`, "InvalidIdentifier (system database)"),
+				refusal(good+other(user+"x", `["SUPER"]`), `PrivilegeNotAllowed`, "PrivilegeNotAllowed (not on the allowlist)"),
+				refusal(good+other(user+"x", `["ALL PRIVILEGES", "SELECT"]`), `(?s)PrivilegeNotAllowed.*cannot\s+be\s+combined`, "PrivilegeNotAllowed (ALL with others)"),
 			}
 			// A privilege of the other engine only: refused once the engine is known.
 			if engine == "postgres" {
-				steps = append(steps, refusal(good+other(user+"x", `["EVENT"]`), `(?s)PrivilegeNotAllowed.*postgres\s+allowlist`))
+				steps = append(steps, refusal(good+other(user+"x", `["EVENT"]`), `(?s)PrivilegeNotAllowed.*postgres\s+allowlist`,
+					"PrivilegeNotAllowed (the other engine's privilege)"))
 			} else {
-				steps = append(steps, refusal(good+other(user+"x", `["TRUNCATE"]`), `(?s)PrivilegeNotAllowed.*mysql\s+allowlist`))
+				steps = append(steps, refusal(good+other(user+"x", `["TRUNCATE"]`), `(?s)PrivilegeNotAllowed.*mysql\s+allowlist`,
+					"PrivilegeNotAllowed (the other engine's privilege)"))
 			}
-			steps = append(steps, checked("PrivilegeNotAllowed (the other engine's privilege)"),
+			steps = append(steps,
 				// The grant's database cannot change.
-				refusal(grantHCL("g", "tenantdb_tenant_database."+db2+".name", user, `["SELECT"]`, ""), `(?s)ImmutableAttribute:\s+the\s+grant's\s+database`),
-				checked("ImmutableAttribute (database)"),
+				refusal(grantHCL("g", "tenantdb_tenant_database."+db2+".name", user, `["SELECT"]`, ""), `(?s)ImmutableAttribute:\s+the\s+grant's\s+database`, "ImmutableAttribute (database)"),
 				// The grant cannot move to another server name or engine.
 				refusal(s.extraServerHCL("other", s.name+"2", s.Port, s.CAPEM)+
 					strings.Replace(good, "tenantdb_db_server.main.ref", "tenantdb_db_server.other.ref", 1),
-					`(?s)ImmutableAttribute:\s+the\s+server's\s+name\s+of\s+grant`),
-				checked("ImmutableAttribute (server name)"),
+					`(?s)ImmutableAttribute:\s+the\s+server's\s+name\s+of\s+grant`, "ImmutableAttribute (server name)"),
 				refusal(strings.Replace(s.extraServerHCL("other", s.name, s.Port, s.CAPEM), `"`+s.Engine+`"`, `"`+otherEngine(s.Engine)+`"`, 1)+
 					strings.Replace(good, "tenantdb_db_server.main.ref", "tenantdb_db_server.other.ref", 1),
-					`(?s)ImmutableAttribute:\s+the\s+server's\s+engine\s+of\s+grant`),
-				checked("ImmutableAttribute (server engine)"),
+					`(?s)ImmutableAttribute:\s+the\s+server's\s+engine\s+of\s+grant`, "ImmutableAttribute (server engine)"),
+				chain.settled(server+dbs+good),
 			)
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,

@@ -199,21 +199,11 @@ func TestAccTenantOwner_refusals(t *testing.T) {
 				s.dropLogins(t, foreign)
 			})
 			s.CreateLogin(t, foreign, "foreign-Pw-1")
-			var proof noSQLProof
-			refusal := func(hcl, want string) resource.TestStep {
-				return resource.TestStep{
-					PreConfig:   func() { s.beforeRefusal(t, &proof, "") },
-					Config:      s.serverHCL(`reserved_usernames = ["app_group"]`) + hcl,
-					ExpectError: regexp.MustCompile(want),
-				}
+			chain := refusalChain{t: t, s: s}
+			refusal := func(hcl, want, what string) resource.TestStep {
+				return chain.refusal(s.serverHCL(`reserved_usernames = ["app_group"]`)+hcl, want, what, nil)
 			}
 			dbHCL := fmt.Sprintf("resource \"tenantdb_tenant_database\" \"db\" {\n  server = tenantdb_db_server.main.ref\n  name = %q\n}\n", db)
-			checked := func(what string) resource.TestStep {
-				return resource.TestStep{
-					PreConfig: func() { proof.assert(t, what) },
-					Config:    s.serverHCL(`reserved_usernames = ["app_group"]`) + dbHCL,
-				}
-			}
 			owner := func(user, privs string) string {
 				return dbHCL + fmt.Sprintf(`
 resource "tenantdb_tenant_owner" "o" {
@@ -228,40 +218,37 @@ resource "tenantdb_tenant_owner" "o" {
 			}
 			steps := []resource.TestStep{
 				{Config: s.serverHCL(`reserved_usernames = ["app_group"]`) + dbHCL},
-				refusal(owner("root", ""), `OwnerUserReserved`),
-				checked("OwnerUserReserved (system account)"),
-				refusal(owner(s.Admin.Username, ""), `OwnerUserReserved`),
-				checked("OwnerUserReserved (the admin)"),
-				refusal(owner("app_group", ""), `OwnerUserReserved`),
-				checked("OwnerUserReserved (reserved_usernames)"),
-				refusal(owner("bad name", ""), `InvalidIdentifier`),
-				checked("InvalidIdentifier"),
-				refusal(owner("ok_user", `privileges = ["ALL PRIVILEGES", "SELECT"]`), `PrivilegeNotAllowed`),
-				checked("PrivilegeNotAllowed (ALL with others)"),
-				refusal(owner("ok_user", `privileges = ["SUPER"]`), `PrivilegeNotAllowed`),
-				checked("PrivilegeNotAllowed (not on the allowlist)"),
+				refusal(owner("root", ""), `OwnerUserReserved`, "OwnerUserReserved (system account)"),
+				refusal(owner(s.Admin.Username, ""), `OwnerUserReserved`, "OwnerUserReserved (the admin)"),
+				refusal(owner("app_group", ""), `OwnerUserReserved`, "OwnerUserReserved (reserved_usernames)"),
+				refusal(owner("bad name", ""), `InvalidIdentifier`, "InvalidIdentifier"),
+				refusal(owner("ok_user", `privileges = ["ALL PRIVILEGES", "SELECT"]`), `PrivilegeNotAllowed`, "PrivilegeNotAllowed (ALL with others)"),
+				refusal(owner("ok_user", `privileges = ["SUPER"]`), `PrivilegeNotAllowed`, "PrivilegeNotAllowed (not on the allowlist)"),
 			}
 			if engine == "postgres" {
 				steps = append(steps,
-					refusal(owner("ok_user", `privileges = ["SELECT"]`), `(?s)PrivilegeNotAllowed.*owns the tenant database`),
-					checked("PrivilegeNotAllowed (PostgreSQL owner)"))
+					refusal(owner("ok_user", `privileges = ["SELECT"]`), `(?s)PrivilegeNotAllowed.*owns the tenant database`, "PrivilegeNotAllowed (PostgreSQL owner)"))
 			}
 			steps = append(steps,
 				resource.TestStep{
-					PreConfig: func() { s.beforeRefusal(t, &proof, "") },
-					Config:    s.serverHCL(`reserved_usernames = ["app_group"]`) + owner(foreign, ""),
+					PreConfig: func() {
+						chain.settle()
+						s.beforeRefusal(t, &chain.proof, "")
+					},
+					Config: s.serverHCL(`reserved_usernames = ["app_group"]`) + owner(foreign, ""),
 					// The fix gives both recoveries: the import block and the
 					// one statement (Terraform wraps the text: \s+ between words).
 					ExpectError: regexp.MustCompile(`(?s)PreExistingOwnerUser.*import\s+\{.*to\s+=\s+tenantdb_tenant_owner.*DROP\s+(USER|ROLE)`),
 				},
 				resource.TestStep{
 					PreConfig: func() {
-						proof.assertOnly(t, "PreExistingOwnerUser", "CREATE USER", "CREATE ROLE")
+						chain.proof.assertOnly(t, "PreExistingOwnerUser", "CREATE USER", "CREATE ROLE")
 						if err := s.as(foreign, "foreign-Pw-1", "", "SELECT 1"); err != nil {
 							t.Fatalf("the foreign account's password no longer works: %v", err)
 						}
 					},
-					Config: s.serverHCL(`reserved_usernames = ["app_group"]`) + dbHCL,
+					Config:   s.serverHCL(`reserved_usernames = ["app_group"]`) + dbHCL,
+					PlanOnly: true,
 				})
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
