@@ -48,6 +48,7 @@ const stateBytesPerTenant = 3 * 1024
 func TestAccCABundle_verifyFull(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
+			skipTransportOnStandIn(t, engine)
 			s := testAccServer(t, engine)
 			big, err := testserver.CABundle(111, s.CAPEM, 37)
 			if err != nil {

@@ -2,7 +2,10 @@
 
 package provider
 
-import "os"
+import (
+	"os"
+	"slices"
+)
 
 // childGoMaxProcs runs the Go processes the tests start (terraform, and the
 // provider binary of the CLI tests) on one P unless GOMAXPROCS is set.
@@ -26,5 +29,19 @@ func childGoMaxProcs() {
 	}
 	if child != "default" {
 		os.Setenv("GOMAXPROCS", child)
+		childGoMaxProcsSet = true
 	}
+}
+
+// childGoMaxProcsSet: childGoMaxProcs set GOMAXPROCS for the children.
+var childGoMaxProcsSet bool
+
+// withoutChildGoMaxProcs is env without the GOMAXPROCS childGoMaxProcs
+// set: a `go build` the tests run keeps its parallel compiles (its -p is
+// GOMAXPROCS).
+func withoutChildGoMaxProcs(env []string) []string {
+	if !childGoMaxProcsSet {
+		return env
+	}
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return len(kv) > 11 && kv[:11] == "GOMAXPROCS=" })
 }

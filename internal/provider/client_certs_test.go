@@ -59,6 +59,7 @@ func testAccClientCertServer(t *testing.T, kind string) accServer {
 func TestAccClientCerts_tenant(t *testing.T) {
 	for _, kind := range engines() {
 		t.Run(kind, func(t *testing.T) {
+			skipTransportOnStandIn(t, kind)
 			s := testAccClientCertServer(t, kind)
 			logs := t.TempDir()
 			t.Setenv("TF_LOG", "TRACE")

@@ -296,6 +296,7 @@ func TestAccDBServer_configErrors(t *testing.T) {
 func TestAccDBServer_ipv6(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
+			skipTransportOnStandIn(t, engine)
 			s := testAccServer(t, engine)
 			if s.CAPEM == "" || s.Host != "127.0.0.1" {
 				t.Skipf("needs the local test servers (backend %s)", s.Backend)

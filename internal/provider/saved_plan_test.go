@@ -68,6 +68,7 @@ func planThenApply(t *testing.T, w *cliWorkspace, what string, secrets []string,
 func TestAccSavedPlan_hcpFlow(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
+			skipOnStandIn(t, engine, "Terraform's saved-plan flow: the same statements whatever the release")
 			s := testAccServer(t, engine)
 			db, a, b := uniqueName("hcp"), uniqueName("hcpa"), uniqueName("hcpb")
 			t.Cleanup(func() {

@@ -106,6 +106,7 @@ func TestAccPostgresClaim_scratchLookalikesSurvive(t *testing.T) {
 func TestAccScratchNames_refusedAtPlan(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
+			skipOnStandIn(t, engine, "refused at plan, before any SQL")
 			s := testAccServer(t, engine)
 			user := uniqueName("scr_u")
 			s.CreateLogin(t, user, principalPW)
