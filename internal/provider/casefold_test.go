@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
 )
@@ -64,13 +63,13 @@ func TestAccTenantDatabase_lowerCaseTableNames(t *testing.T) {
 							return nil
 						}),
 					},
-					{Config: lowerHCL, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+					{Config: lowerHCL, PlanOnly: true},
 					{
 						// Imported under the case the user wrote: found as the
 						// server compares names, and no drift afterwards.
 						Config: importHCL,
 					},
-					{Config: importHCL, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+					{Config: importHCL, PlanOnly: true},
 				},
 			})
 		})

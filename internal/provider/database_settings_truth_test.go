@@ -52,7 +52,7 @@ func TestAccTenantDatabase_collationAloneChangesCharset(t *testing.T) {
 							statecheck.ExpectKnownValue(addr, tfjsonpath.New("character_set"), knownvalue.StringExact("utf8mb4")),
 						},
 					},
-					{Config: bin, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+					{Config: bin, PlanOnly: true},
 				},
 			})
 		})

@@ -445,7 +445,7 @@ func TestAccIAMAuth_switchMethod(t *testing.T) {
 						}},
 						Check: func(*terraform.State) error { s.AssertNoDDL(t, mark, s.admin.Username); return nil },
 					},
-					{Config: cfg + tenant, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+					{Config: cfg + tenant, PlanOnly: true},
 				}
 			}
 			steps := []resource.TestStep{{PreConfig: func() { storedPassword(true) }, Config: withPassword + tenant}}

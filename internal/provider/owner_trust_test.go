@@ -264,8 +264,8 @@ resource "tenantdb_tenant_database" "db" {
 				}),
 			},
 			{
-				Config:           s.serverHCL("") + dbHCL + grant + ownerBlockHCL(user, pw, 1, ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Config:   s.serverHCL("") + dbHCL + grant + ownerBlockHCL(user, pw, 1, ""),
+				PlanOnly: true,
 			},
 		},
 	})
@@ -315,8 +315,8 @@ resource "tenantdb_tenant_database" "db" {
 				}),
 			},
 			{
-				Config:           cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Config:   cfg,
+				PlanOnly: true,
 			},
 		},
 	})
@@ -433,8 +433,8 @@ func TestAccOwnerTrust_rotationCarriesSelfRestriction(t *testing.T) {
 				}),
 			},
 			{
-				Config:           s.serverHCL("") + ownerHCL(db, user2, pw, 1, ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Config:   s.serverHCL("") + ownerHCL(db, user2, pw, 1, ""),
+				PlanOnly: true,
 			},
 		},
 	})

@@ -106,7 +106,7 @@ func TestAccTenantDatabase_characterSetAlone(t *testing.T) {
 						},
 						Check: s.requireSettings(t, name, "latin1", "latin1_swedish_ci"),
 					},
-					{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+					{Config: config, PlanOnly: true},
 					{
 						// A new character set alone: its default collation, not the old one.
 						Config: s.serverHCL("") + tenantDatabaseHCL(name, `character_set = "utf8mb4"`),

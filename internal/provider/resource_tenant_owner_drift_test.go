@@ -259,7 +259,7 @@ func TestAccTenantOwner_postgresOwnershipDrift(t *testing.T) {
 					return nil
 				}),
 			},
-			{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+			{Config: cfg, PlanOnly: true},
 		},
 	})
 }

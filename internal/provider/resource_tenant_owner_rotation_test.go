@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
@@ -89,8 +88,8 @@ func TestAccTenantOwner_interruptedRotation(t *testing.T) {
 						}),
 					},
 					{
-						Config:           s.serverHCL("") + ownerHCL(db, user2, pw, 1, ""),
-						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+						Config:   s.serverHCL("") + ownerHCL(db, user2, pw, 1, ""),
+						PlanOnly: true,
 					},
 				},
 			})
@@ -170,7 +169,7 @@ func TestAccTenantOwner_retainPreviousPasswordIgnoredOnMariaDB(t *testing.T) {
 					return s.as(user, "Ret-pw-2", db, "SELECT 1")
 				}),
 			},
-			{Config: rotated, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+			{Config: rotated, PlanOnly: true},
 		},
 	})
 }

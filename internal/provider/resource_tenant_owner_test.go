@@ -133,13 +133,13 @@ func TestAccTenantOwner_lifecycle(t *testing.T) {
 						}),
 					},
 					{
-						Config:           s.serverHCL("") + ownerHCL(db, user, pw1, 1, ""),
-						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+						Config:   s.serverHCL("") + ownerHCL(db, user, pw1, 1, ""),
+						PlanOnly: true,
 					},
 					{
 						// Changing only the write-only password changes nothing.
-						Config:           s.serverHCL("") + ownerHCL(db, user, pw2, 1, ""),
-						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+						Config:   s.serverHCL("") + ownerHCL(db, user, pw2, 1, ""),
+						PlanOnly: true,
 					},
 					{
 						Config: s.serverHCL("") + ownerHCL(db, user, pw2, 2, ""),
@@ -171,8 +171,8 @@ func TestAccTenantOwner_lifecycle(t *testing.T) {
 						}),
 					},
 					{
-						Config:           s.serverHCL("") + ownerHCL(db, user2, pw2, 2, ""),
-						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+						Config:   s.serverHCL("") + ownerHCL(db, user2, pw2, 2, ""),
+						PlanOnly: true,
 					},
 					{
 						ResourceName:            addr,
