@@ -450,6 +450,7 @@ func TestAccHostileInput_refusedBeforeApply(t *testing.T) {
 	t.Parallel()
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
+			skipOnStandIn(t, engine, "refused by validate or plan with no server listening")
 			// No server, but kinds are selected as elsewhere: unselected,
 			// MySQL 9.7 would repeat MariaDB's engine "mysql" cases.
 			skipUnselectedKind(t, engine)

@@ -367,6 +367,7 @@ func (s iamServer) tlsOnly(token string) error {
 // had (no AWS credentials anywhere in the chain) fails the apply with an
 // error naming AWS and the chain step, not a database error.
 func TestAccIAMAuth_refusedAtPlan(t *testing.T) {
+	skipInStandInRun(t, "refused at plan (the port closed) or by the token's source, before any server")
 	testserver.UseTestAWSChain(t, false)
 	// The real clock; and credential chains resolved earlier in this
 	// process are forgotten, so the empty environment is read.
@@ -517,6 +518,7 @@ func (s accServer) pamService(t *testing.T, token string) string {
 func TestAccIAMAuth_rejectedTokenNotInError(t *testing.T) {
 	for _, kind := range engines() {
 		t.Run(kind, func(t *testing.T) {
+			skipOnStandIn(t, kind, "a cloud token: how the provider gets and sends it, not what the server does with a password")
 			base := testAccServer(t, kind)
 			token := useGoogleToken(t, "rj")
 			s := base.iamAdmin(t, "rj_"+kind, func(string) string { return "Not-the-token-1" })

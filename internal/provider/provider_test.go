@@ -321,6 +321,17 @@ func skipOnStandIn(t *testing.T, kind, why string) {
 		why, kind, testserver.EnvEngines, os.Getenv(testserver.EnvEngines))
 }
 
+// skipInStandInRun is skipOnStandIn for a test that reaches no server:
+// it runs in the runs of the default releases, not again in a stand-in's.
+func skipInStandInRun(t *testing.T, why string) {
+	t.Helper()
+	for _, family := range []string{"mariadb", "postgres"} {
+		if testserver.StandIn(family) {
+			skipOnStandIn(t, family, why)
+		}
+	}
+}
+
 // requireAccName fails a test that uses a server of a kind but is not named
 // TestAcc...: scripts/testacc.sh runs the TestAcc tests on every kind, each
 // in a run of its own, and every other test once, so a server test under

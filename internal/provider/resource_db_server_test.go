@@ -114,6 +114,7 @@ func weakGrants(engine, name string) []string {
 func TestAccDBServer_wrongCA(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
+			skipTransportOnStandIn(t, engine)
 			s := testAccServer(t, engine)
 			wrong := s.serverBlock(s.Port, testserver.UnrelatedCAPEM(t), "")
 			resource.Test(t, resource.TestCase{

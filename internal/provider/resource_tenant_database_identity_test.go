@@ -313,6 +313,7 @@ func TestAccTenantDatabase_moveChecksIdentity(t *testing.T) {
 func TestAccTenantDatabase_importUnreachable(t *testing.T) {
 	for _, engine := range engines() {
 		t.Run(engine, func(t *testing.T) {
+			skipOnStandIn(t, engine, "an unreachable server: no release answers")
 			s := testAccServer(t, engine)
 			name := uniqueName("impdown")
 			t.Cleanup(func() { s.dropDatabase(t, name) })
