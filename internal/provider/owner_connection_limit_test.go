@@ -54,16 +54,33 @@ resource "tenantdb_tenant_database" "db" {
 					c.Close()
 				}
 			})
+			// MySQL/MariaDB: a host change moves the account create-before-drop,
+			// with the limit; later steps keep the new host.
+			moved, host := "", "%"
+			var hostStep []resource.TestStep
+			if s.Engine != "postgres" {
+				moved, host = "\n  host = \"127.0.0.1\"", "127.0.0.1"
+				t.Cleanup(func() { s.exec(t, "", fmt.Sprintf("DROP USER IF EXISTS '%s'@'127.0.0.1'", user2)) })
+				hostStep = []resource.TestStep{{
+					Config: cfg(user2, limit2+moved),
+					Check: s.check(func() error {
+						if s.loginExists(t, user2) {
+							return fmt.Errorf("the old account '%s'@'%%' survived the host change", user2)
+						}
+						return s.wantConnLimitAt(t, user2, host, "2")
+					}),
+				}}
+			}
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				TerraformVersionChecks:   writeOnlyTerraform,
 				CheckDestroy: s.check(func() error {
-					if s.loginExists(t, user2) || s.databaseExists(t, db) {
+					if s.loginExists(t, user2) || s.databaseExists(t, db) || (host != "%" && s.count(t, "", "SELECT COUNT(*) FROM mysql.user WHERE User = ?", user2) != 0) {
 						return fmt.Errorf("destroy with the owner at its connection limit left login %s or database %s", user2, db)
 					}
 					return nil
 				}),
-				Steps: []resource.TestStep{
+				Steps: append(append([]resource.TestStep{
 					{
 						Config: cfg(user, limit2),
 						ConfigStateChecks: []statecheck.StateCheck{
@@ -117,24 +134,25 @@ resource "tenantdb_tenant_database" "db" {
 							return s.wantOwnerMark(t, kind, user2, db)
 						}),
 					},
-					{
+				}, hostStep...),
+					resource.TestStep{
 						// Null restores the server's default.
-						Config: cfg(user2, ""),
+						Config: cfg(user2, moved),
 						ConfigStateChecks: []statecheck.StateCheck{
 							statecheck.ExpectKnownValue(addr, tfjsonpath.New("connection_limit"), knownvalue.Null()),
 						},
-						Check: s.check(func() error { return s.wantConnLimit(t, user2, "") }),
+						Check: s.check(func() error { return s.wantConnLimitAt(t, user2, host, "") }),
 					},
-					{
+					resource.TestStep{
 						// Destroy follows with the tenant's sessions at its limit.
-						Config: cfg(user2, limit2),
+						Config: cfg(user2, limit2+moved),
 						Check: s.check(func() error {
 							conns, _, err := s.holdSessions(user2, pw, db, 2)
 							held = conns
 							return err
 						}),
 					},
-				},
+				),
 			})
 		})
 	}
@@ -142,14 +160,14 @@ resource "tenantdb_tenant_database" "db" {
 
 // connLimitOf reads a login's own connection limit as the superuser:
 // PostgreSQL rolconnlimit, MySQL/MariaDB max_user_connections.
-func (s accServer) connLimitOf(t *testing.T, user string) string {
+func (s accServer) connLimitOf(t *testing.T, user, host string) string {
 	t.Helper()
-	q := `SELECT max_user_connections FROM mysql.user WHERE User = ? AND Host = '%'`
+	q, args := `SELECT max_user_connections FROM mysql.user WHERE User = ? AND Host = ?`, []any{user, host}
 	if s.Engine == "postgres" {
-		q = `SELECT rolconnlimit FROM pg_roles WHERE rolname = $1`
+		q, args = `SELECT rolconnlimit FROM pg_roles WHERE rolname = $1`, []any{user}
 	}
 	var v string
-	if err := s.super(t, "").QueryRow(q, user).Scan(&v); err != nil {
+	if err := s.super(t, "").QueryRow(q, args...).Scan(&v); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
 	return v
@@ -159,14 +177,20 @@ func (s accServer) connLimitOf(t *testing.T, user string) string {
 // MySQL/MariaDB 0).
 func (s accServer) wantConnLimit(t *testing.T, user, want string) error {
 	t.Helper()
+	return s.wantConnLimitAt(t, user, "%", want)
+}
+
+// wantConnLimitAt is wantConnLimit for the account at host (MySQL/MariaDB).
+func (s accServer) wantConnLimitAt(t *testing.T, user, host, want string) error {
+	t.Helper()
 	if want == "" {
 		want = "0"
 		if s.Engine == "postgres" {
 			want = "-1"
 		}
 	}
-	if got := s.connLimitOf(t, user); got != want {
-		return fmt.Errorf("login %s has connection limit %s on the server, want %s", user, got, want)
+	if got := s.connLimitOf(t, user, host); got != want {
+		return fmt.Errorf("login %s (host %s) has connection limit %s on the server, want %s", user, host, got, want)
 	}
 	return nil
 }
