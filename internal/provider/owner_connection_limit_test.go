@@ -274,3 +274,30 @@ func (s accServer) wantOwnerMark(t *testing.T, kind, user, db string) error {
 	}
 	return nil
 }
+
+// TestTenantOwner_connectionLimitRange: 0 and negative limits are refused
+// when the configuration is validated, before any server is known or
+// reached (0 means no connection on PostgreSQL and no limit on MySQL).
+func TestTenantOwner_connectionLimitRange(t *testing.T) {
+	t.Parallel()
+	for _, n := range []string{"0", "-1", "2147483648"} {
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProviders,
+			TerraformVersionChecks:   writeOnlyTerraform,
+			Steps: []resource.TestStep{{
+				Config: `
+resource "tenantdb_tenant_owner" "o" {
+  server              = "unknown"
+  database            = "acme"
+  username            = "acme_app"
+  password_wo         = "pw"
+  password_wo_version = 1
+  connection_limit    = ` + n + `
+}
+`,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`connection_limit ` + regexp.QuoteMeta(n) + ` is out of range`),
+			}},
+		})
+	}
+}
