@@ -96,7 +96,7 @@ func TestBlockersMySQL_namedWhileWaiting(t *testing.T) {
 
 					ctx, cancel := context.WithTimeout(e.ctx, 3*time.Second)
 					defer cancel()
-					_, err = s.ClaimOwner(ctx, db, user, mustPassword(t, "Blocked-1"), mustPrivileges(t, e.engine, "ALL PRIVILEGES"))
+					_, err = s.ClaimOwner(ctx, db, user, mustPassword(t, "Blocked-1"), mustPrivileges(t, e.engine, "ALL PRIVILEGES"), ddl.ConnectionLimit{})
 					if err == nil {
 						t.Fatal("the owner create succeeded although CREATE USER was blocked")
 					}

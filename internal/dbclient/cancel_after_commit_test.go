@@ -48,7 +48,7 @@ func TestCancelAfterCommit_ownerCreateReadBack(t *testing.T) {
 			cancel()
 		}
 	})
-	id, err := e.s.ClaimOwner(ctx, db, user, mustPassword(t, pw), mustPrivileges(t, e.engine, "ALL PRIVILEGES"))
+	id, err := e.s.ClaimOwner(ctx, db, user, mustPassword(t, pw), mustPrivileges(t, e.engine, "ALL PRIVILEGES"), ddl.ConnectionLimit{})
 	if !cancelled.Load() {
 		t.Fatal("the create's COMMIT was never seen: the test played nothing")
 	}

@@ -25,6 +25,7 @@ type accountsSnapshot struct {
 	marks    map[string]ddl.OwnerMark // PostgreSQL, MySQL 8.0.21+, MariaDB: login → its owner mark, for logins that carry one
 	claims   map[string]string        // MariaDB: login → the claim of its proven ledger row (MySQL's is its identity value)
 	hints    map[string]bool          // MySQL 8.0.21+: logins whose identity value is an ATTRIBUTE the ledger does not back
+	limits   map[string]int64         // login → its stored connection limit (rolconnlimit, max_user_connections), read in the same query
 
 	grantsAt time.Time
 	grants   map[[2]string][]string // MySQL: (account key, Db pattern) → mysql.db values, columns as mysqlDBColumns
@@ -53,7 +54,7 @@ func (s *Server) snapshotLoginValue(ctx context.Context, user ddl.Username) (str
 		if err != nil {
 			return "", false, s.readError("read the logins", err)
 		}
-		a.logins, a.marks, a.hints, a.claims, a.loginsAt = l.values, l.marks, l.hints, l.claims, time.Now()
+		a.logins, a.marks, a.hints, a.claims, a.limits, a.loginsAt = l.values, l.marks, l.hints, l.claims, l.limits, time.Now()
 	}
 	v, found := a.logins[user.Account()]
 	return v, found, nil
@@ -66,6 +67,16 @@ func (s *Server) snapshotHint(user ddl.Username) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.accounts.hints[user.Account()]
+}
+
+// snapshotConnectionLimit is user's stored connection limit as the
+// snapshot read it (ddl.ConnectionLimitFromServer); read after
+// snapshotLoginValue, so a refresh costs no query of its own.
+func (s *Server) snapshotConnectionLimit(user ddl.Username) int64 {
+	c := &s.catalog
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.accounts.limits[user.Account()]
 }
 
 // snapshotClaim is the claim of user's proven ledger row (MariaDB; ""
@@ -93,6 +104,7 @@ type loginsRead struct {
 	marks  map[string]ddl.OwnerMark
 	hints  map[string]bool
 	claims map[string]string
+	limits map[string]int64
 }
 
 func (s *Server) loadLogins(ctx context.Context) (loginsRead, error) {
@@ -101,29 +113,31 @@ func (s *Server) loadLogins(ctx context.Context) (loginsRead, error) {
 	case s.info.Flavor == ddl.FlavorPostgres:
 		// The comment of a role is its owner mark when it has one (see
 		// ddl.OwnerMark): the refresh finds half-made rotations with it.
-		q = `SELECT rolname, oid::text, COALESCE(shobj_description(oid, 'pg_authid'), '') FROM pg_roles`
+		q = `SELECT rolname, oid::text, COALESCE(shobj_description(oid, 'pg_authid'), ''), rolconnlimit FROM pg_roles`
 	case s.info.Flavor == ddl.FlavorMariaDB:
 		// The per-hour update limit corroborates the ledger's rows
 		// (ledger_mysql.go); only these JSON fields leave the server.
 		q = `SELECT User, Host, COALESCE(JSON_VALUE(Priv, '$.password_last_changed'), ''), '', ` +
-			`COALESCE(JSON_VALUE(Priv, '$.max_updates'), '0') FROM mysql.global_priv`
+			`COALESCE(JSON_VALUE(Priv, '$.max_updates'), '0'), COALESCE(JSON_VALUE(Priv, '$.max_user_connections'), '0') FROM mysql.global_priv`
 	case ddl.StoresLoginMark(s.info):
 		// The ledger holds the owner marks; the login's ATTRIBUTE is a
 		// hint beside it (ledger_mysql.go).
-		q = `SELECT u.User, u.Host, ` + mysqlLoginValue + `, ` + mysqlLoginAttribute + `, u.max_updates FROM mysql.user u`
+		q = `SELECT u.User, u.Host, ` + mysqlLoginValue + `, ` + mysqlLoginAttribute + `, u.max_updates, u.max_user_connections FROM mysql.user u`
 	default:
-		q = `SELECT User, Host, '' FROM mysql.user`
+		q = `SELECT User, Host, '', max_user_connections FROM mysql.user`
 	}
 	ledger, err := s.loadLedgerLogins(ctx)
 	if err != nil {
 		return loginsRead{}, err
 	}
-	r := loginsRead{values: map[string]string{}, marks: map[string]ddl.OwnerMark{}, hints: map[string]bool{}, claims: map[string]string{}}
-	err = s.queryEach(ctx, q, func() { clear(r.values); clear(r.marks); clear(r.hints); clear(r.claims) }, func(rows *sql.Rows) error {
+	r := loginsRead{values: map[string]string{}, marks: map[string]ddl.OwnerMark{}, hints: map[string]bool{}, claims: map[string]string{},
+		limits: map[string]int64{}}
+	err = s.queryEach(ctx, q, func() { clear(r.values); clear(r.marks); clear(r.hints); clear(r.claims); clear(r.limits) }, func(rows *sql.Rows) error {
 		// Every host's accounts, keyed by ddl.AccountKey: 'u'@'10.%' is
 		// another login than 'u'@'%' (issue 46).
 		var name, host, v, comment string
 		var limit uint64
+		var connLimit int64
 		dest := []any{&name, &v}
 		if s.info.Flavor != ddl.FlavorPostgres {
 			dest = []any{&name, &host, &v}
@@ -135,10 +149,11 @@ func (s *Server) loadLogins(ctx context.Context) (loginsRead, error) {
 		if s.usesLedger() {
 			dest = append(dest, &limit)
 		}
-		if err := rows.Scan(dest...); err != nil {
+		if err := rows.Scan(append(dest, &connLimit)...); err != nil {
 			return err
 		}
 		name = ddl.AccountKey(name, host)
+		r.limits[name] = connLimit
 		if s.usesLedger() {
 			rows, tr := ledger[name], loginTrace{attr: comment, limit: limit, noAttribute: s.info.Flavor == ddl.FlavorMariaDB}
 			r.values[name] = v

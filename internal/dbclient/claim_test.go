@@ -118,7 +118,7 @@ func TestOwnerClaimOutcomeUnknown(t *testing.T) {
 			t.Fatal(err)
 		}
 		disarm := faultpoint.Inject(faultOwnerClaimLostAfter, lost, user.String())
-		id, err := e.s.ClaimOwner(e.ctx, db, user, mustPassword(t, granteePW), all)
+		id, err := e.s.ClaimOwner(e.ctx, db, user, mustPassword(t, granteePW), all, ddl.ConnectionLimit{})
 		disarm()
 		if err != nil || id == "" {
 			t.Fatalf("the claim took effect, so the login is ours: want success with its identity; got %q, %v", id, err)
@@ -132,7 +132,7 @@ func TestOwnerClaimOutcomeUnknown(t *testing.T) {
 			t.Fatal(err)
 		}
 		disarm = faultpoint.Inject(faultOwnerClaimLostBefore, lost, foreign.String())
-		_, err = e.s.ClaimOwner(e.ctx, db2, foreign, mustPassword(t, granteePW), all)
+		_, err = e.s.ClaimOwner(e.ctx, db2, foreign, mustPassword(t, granteePW), all, ddl.ConnectionLimit{})
 		disarm()
 		if ddl.ReasonOf(err) != ddl.PreExistingOwnerUser {
 			t.Fatalf("a lost claim that finds someone else's login: want PreExistingOwnerUser, got %v", err)
@@ -144,7 +144,7 @@ func TestOwnerClaimOutcomeUnknown(t *testing.T) {
 		// Nothing there: nothing was created.
 		none := e.newUser("onone")
 		disarm = faultpoint.Inject(faultOwnerClaimLostBefore, lost, none.String())
-		_, err = e.s.ClaimOwner(e.ctx, db2, none, mustPassword(t, granteePW), all)
+		_, err = e.s.ClaimOwner(e.ctx, db2, none, mustPassword(t, granteePW), all, ddl.ConnectionLimit{})
 		disarm()
 		if err == nil || !strings.Contains(err.Error(), "nothing was created") {
 			t.Fatalf("a lost claim that finds no login: want \"nothing was created\", got %v", err)

@@ -545,7 +545,8 @@ func TestGrantSurvivesOwnerRotation(t *testing.T) {
 		}
 		newOwner := e.newUser("gorn")
 		if _, dropErr, err := e.s.RotateOwner(e.ctx, db, owner, newOwner, mustPassword(t, "Owner-pw-8"),
-			mustPrivileges(t, e.engine, "ALL PRIVILEGES"), oldID, true); err != nil || dropErr != nil {
+			mustPrivileges(t, e.engine, "ALL PRIVILEGES"), ddl.ConnectionLimit{},
+			oldID, true); err != nil || dropErr != nil {
 			t.Fatalf("RotateOwner: %v, %v", err, dropErr)
 		}
 		exec(t, e.mustOpenAs(newOwner.String(), "Owner-pw-8", db.String()), "CREATE TABLE "+e.tbl(db, "after")+" (id int)")

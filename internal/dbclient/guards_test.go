@@ -27,7 +27,7 @@ func (e *env) claimTenant(prefix, pw string) (ddl.DatabaseName, ddl.Username, Id
 	if _, _, err := e.s.ClaimDatabase(e.ctx, db, ddl.DefaultCharset(e.engine), ddl.DefaultCollation(e.engine)); err != nil {
 		e.t.Fatalf("ClaimDatabase %s: %v", db, err)
 	}
-	id, err := e.s.ClaimOwner(e.ctx, db, owner, mustPassword(e.t, pw), mustPrivileges(e.t, e.engine, "ALL PRIVILEGES"))
+	id, err := e.s.ClaimOwner(e.ctx, db, owner, mustPassword(e.t, pw), mustPrivileges(e.t, e.engine, "ALL PRIVILEGES"), ddl.ConnectionLimit{})
 	if err != nil {
 		e.t.Fatalf("ClaimOwner %s: %v", owner, err)
 	}

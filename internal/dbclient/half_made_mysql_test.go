@@ -71,7 +71,7 @@ func TestHalfMadeMySQL_adoptionRules(t *testing.T) {
 	}
 	refused := func(t *testing.T, what string, user ddl.Username, pw string) {
 		t.Helper()
-		_, err := s.ClaimOwner(e.ctx, free, user, mustPassword(t, "Other-pw-9"), privs)
+		_, err := s.ClaimOwner(e.ctx, free, user, mustPassword(t, "Other-pw-9"), privs, ddl.ConnectionLimit{})
 		var de *ddl.Error
 		if !errors.As(err, &de) || de.Reason != ddl.PreExistingOwnerUser {
 			t.Fatalf("%s: ClaimOwner = %v; want PreExistingOwnerUser", what, err)
@@ -91,7 +91,7 @@ func TestHalfMadeMySQL_adoptionRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, err := s.ClaimOwner(e.ctx, db, user, mustPassword(t, "Configured-2"), privs)
+		id, err := s.ClaimOwner(e.ctx, db, user, mustPassword(t, "Configured-2"), privs, ddl.ConnectionLimit{})
 		if err != nil {
 			t.Fatalf("the open login of this database was not adopted: %v", err)
 		}
@@ -116,7 +116,7 @@ func TestHalfMadeMySQL_adoptionRules(t *testing.T) {
 		}
 
 		// Done: a working owner, never taken over by a create.
-		_, err = s.ClaimOwner(e.ctx, db, user, mustPassword(t, "Other-pw-9"), privs)
+		_, err = s.ClaimOwner(e.ctx, db, user, mustPassword(t, "Other-pw-9"), privs, ddl.ConnectionLimit{})
 		var de *ddl.Error
 		if !errors.As(err, &de) || de.Reason != ddl.PreExistingOwnerUser || !strings.Contains(de.Fix, "import {") {
 			t.Fatalf("a done login: ClaimOwner = %v; want PreExistingOwnerUser with the import block", err)

@@ -52,7 +52,7 @@ func TestFinishHalfMade_failureLeavesAdoptedLogin(t *testing.T) {
 	// A superuser's open transaction holds the login's object lock: the
 	// finish's done mark (COMMENT ON ROLE) waits past lock_timeout.
 	release := holdPostgresTx(t, e.superDB(), fmt.Sprintf(`COMMENT ON ROLE %q IS 'held'`, user.String()))
-	_, err = s.ClaimOwner(e.ctx, db, user, mustPassword(t, pw), privs)
+	_, err = s.ClaimOwner(e.ctx, db, user, mustPassword(t, pw), privs, ddl.ConnectionLimit{})
 	if err == nil {
 		t.Fatal("the finish succeeded although its done mark was blocked")
 	}
@@ -62,7 +62,7 @@ func TestFinishHalfMade_failureLeavesAdoptedLogin(t *testing.T) {
 	requireTenantKeeps(t, e, db, user, pw, "after the failed finish")
 	release()
 
-	if _, err := s.ClaimOwner(e.ctx, db, user, mustPassword(t, pw), privs); err != nil {
+	if _, err := s.ClaimOwner(e.ctx, db, user, mustPassword(t, pw), privs, ddl.ConnectionLimit{}); err != nil {
 		t.Fatalf("the next apply does not finish the adopted login: %v", err)
 	}
 	requireTenantKeeps(t, e, db, user, pw, "after the finish")

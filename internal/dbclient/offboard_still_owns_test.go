@@ -31,7 +31,7 @@ func TestDropOwner_stillOwnsAfterReassign(t *testing.T) {
 	if _, _, err := e.s.ClaimDatabase(e.ctx, db, ddl.DefaultCharset(e.engine), ddl.DefaultCollation(e.engine)); err != nil {
 		t.Fatal(err)
 	}
-	id, err := e.s.ClaimOwner(e.ctx, db, user, mustPassword(t, pw), mustPrivileges(t, e.engine, "ALL PRIVILEGES"))
+	id, err := e.s.ClaimOwner(e.ctx, db, user, mustPassword(t, pw), mustPrivileges(t, e.engine, "ALL PRIVILEGES"), ddl.ConnectionLimit{})
 	if err != nil {
 		t.Fatal(err)
 	}

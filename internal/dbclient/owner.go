@@ -206,6 +206,9 @@ type OwnerState struct {
 	// offboarding's first statement leaves it; an owner the configuration
 	// still declares is let in again by SyncOwnerPrivileges.
 	LockedOut bool
+	// ConnectionLimit is the login's own connection limit; nil for none
+	// (ddl.ConnectionLimitFromServer). Read from the accounts snapshot.
+	ConnectionLimit *int64
 }
 
 // HalfMadeLogin is one login an interrupted rotation left.
@@ -223,6 +226,9 @@ func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Userna
 		return nil, err
 	}
 	st := &OwnerState{Identity: id, Hint: hint}
+	if n, ok := ddl.ConnectionLimitFromServer(s.info, s.snapshotConnectionLimit(user)); ok {
+		st.ConnectionLimit = &n
+	}
 	if s.info.Flavor == ddl.FlavorPostgres {
 		if st.LockedOut, err = s.lockedOut(ctx, user); err != nil {
 			return nil, err
@@ -355,8 +361,10 @@ func (s *Server) accountsOnName(ctx context.Context, db ddl.DatabaseName, except
 // NOT EXISTS), grants it privs on db and, on PostgreSQL, makes it the
 // database's owner. An existing login is refused (PreExistingOwnerUser) and
 // never touched; a failure after the login exists drops the login this call
-// made. It returns the new login's identity.
-func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password, privs ddl.PrivilegeSet) (Identity, error) {
+// made. It returns the new login's identity. A connection limit other
+// than none is set on the new login by the same plan (in its transaction
+// on PostgreSQL; undone with the create on MySQL/MariaDB).
+func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password, privs ddl.PrivilegeSet, limit ddl.ConnectionLimit) (Identity, error) {
 	if err := ddl.CheckAccountHost(s.info, user.AccountHost()); err != nil {
 		return "", err
 	}
@@ -371,7 +379,7 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 			return err
 		}
 		claim := ddl.NewClaimMark()
-		create := ddl.CreateMarkedOwner(s.dialect(), db, user, pw, privs, claim)
+		create := ddl.WithConnectionLimit(s.info, ddl.CreateMarkedOwner(s.dialect(), db, user, pw, privs, claim), user, limit)
 		plan, err := s.withAdminDefaultsHandedTo(ctx, db, user, create)
 		if err != nil {
 			return err

@@ -16,16 +16,16 @@ import (
 //  2. prepareRotation: everything that could refuse is read and checked
 //     before any statement runs (the admin's rights over the old login, the
 //     old login's default privileges of every kind);
-//  3. the handover, one plan (create the new login, grant it; PostgreSQL:
-//     take the database and what the old login owns in it, carry its
-//     default privileges) whose undo returns everything to the old login
+//  3. the handover, one plan (create the new login, grant it, set its
+//     connection limit; PostgreSQL: take the database and what the old
+//     login owns in it, carry its default privileges) whose undo returns everything to the old login
 //     and drops the new one: a failure at any step leaves a working tenant;
 //  4. readNewIdentity;
 //  5. dropOldLogin, only when this resource created it: a failure there is
 //     dropErr, not err (both logins exist; the caller keeps the old one as
 //     pending and retries).
 func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new ddl.Username, pw ddl.Password,
-	privs ddl.PrivilegeSet, recordedOld Identity, dropOld bool) (newID Identity, dropErr, err error) {
+	privs ddl.PrivilegeSet, limit ddl.ConnectionLimit, recordedOld Identity, dropOld bool) (newID Identity, dropErr, err error) {
 	if err := ddl.CheckAccountHost(s.info, new.AccountHost()); err != nil {
 		return "", nil, err
 	}
@@ -59,6 +59,9 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 		if err != nil {
 			return err
 		}
+		// The new login has the limit before the old one is dropped (a
+		// host change is a rotation too: each host's account is a login).
+		handover = ddl.WithConnectionLimit(s.info, handover, new, limit)
 		// PostgreSQL: the handover is one transaction, so a failure (a
 		// lock, a timeout, a kill) leaves the old login owning everything.
 		handover = ddl.MarkOwnerPlan(s.dialect(), handover, new, mark)

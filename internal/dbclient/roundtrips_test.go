@@ -53,7 +53,7 @@ func TestRoundTrips_postgresOwnerAndGrantCreate(t *testing.T) {
 		}
 	}
 	count("owner create", func() error {
-		_, err := e.s.ClaimOwner(e.ctx, db, owner, mustPassword(t, pw), mustPrivileges(t, e.engine, "ALL PRIVILEGES"))
+		_, err := e.s.ClaimOwner(e.ctx, db, owner, mustPassword(t, pw), mustPrivileges(t, e.engine, "ALL PRIVILEGES"), ddl.ConnectionLimit{})
 		return err
 	})
 	count("grant create", func() error {

@@ -74,7 +74,7 @@ func TestTimeout_undoKeepsTenantLock(t *testing.T) {
 
 			result := make(chan error, 1)
 			go func() {
-				_, err := s.ClaimOwner(ctx, db, user, mustPassword(t, "Undo-lock-1"), mustPrivileges(t, e.engine, "ALL PRIVILEGES"))
+				_, err := s.ClaimOwner(ctx, db, user, mustPassword(t, "Undo-lock-1"), mustPrivileges(t, e.engine, "ALL PRIVILEGES"), ddl.ConnectionLimit{})
 				result <- err
 			}()
 

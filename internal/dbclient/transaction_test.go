@@ -51,7 +51,7 @@ func TestExecTransaction_failureLeavesCatalogAsBefore(t *testing.T) {
 	if _, _, err := s.ClaimDatabase(e.ctx, db, ddl.DefaultCharset(e.engine), ddl.DefaultCollation(e.engine)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ClaimOwner(e.ctx, db, old, mustPassword(t, pw), privs); err != nil {
+	if _, err := s.ClaimOwner(e.ctx, db, old, mustPassword(t, pw), privs, ddl.ConnectionLimit{}); err != nil {
 		t.Fatal(err)
 	}
 	tenant := e.mustOpenAs(old.String(), pw, db.String())

@@ -380,6 +380,15 @@ func (s accServer) moveFleet(t *testing.T, blocks map[string]string, f migration
 		}
 	}
 	checkImport(r)
+	// The owners' connection limits (issue 58) were imported as the peer
+	// set them: the server still has the guide's number, and the move's
+	// apply ran no statement setting one (logMoveStatements).
+	limit := guideNumber(t, blocks[eng+"-tenants.tf"], "connection_limit")
+	for _, o := range f.owners {
+		if err := s.wantConnLimit(t, o, limit); err != nil {
+			t.Error(err)
+		}
+	}
 	w.requireEmptyPlan(t, "right after the move's apply")
 	between()
 	// Clean up: import.tf and old.tf go, versions.tf keeps tenantdb only.
@@ -425,8 +434,22 @@ func (s accServer) logMoveStatements(t *testing.T, mark testserver.LogMark) {
 			!strings.Contains(st.Text, "`"+ddl.LedgerDatabase+"`") {
 			t.Errorf("the move's apply ran %s: the guide says nothing is created or dropped", st.Text)
 		}
+		if regexp.MustCompile(`(?i)MAX_USER_CONNECTIONS|CONNECTION LIMIT`).MatchString(st.Text) {
+			t.Errorf("the move's apply ran %s: an imported connection limit the configuration declares is not set again", st.Text)
+		}
 	}
 	t.Logf("the move's apply changed the server with %d statements:\n%s", len(lines), strings.Join(lines, "\n"))
+}
+
+// guideNumber is the number a guide block assigns to attr (the peers'
+// limits and tenantdb's connection_limit must be the same one).
+func guideNumber(t *testing.T, block, attr string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^\s*` + attr + `\s*=\s*(\d+)`).FindStringSubmatch(block)
+	if m == nil {
+		t.Fatalf("the guide's block sets no %s:\n%s", attr, block)
+	}
+	return m[1]
 }
 
 // TestAccMigrateFromPetoju: petoju/mysql's fleet on MariaDB moves to
@@ -443,6 +466,8 @@ func TestAccMigrateFromPetoju(t *testing.T) {
 	// petoju's login, "terraform" in the guide's provider block.
 	s.exec(t, "", "CREATE USER 'terraform'@'%' IDENTIFIED BY '"+peerAdminPW+"'",
 		"GRANT ALL PRIVILEGES ON *.* TO 'terraform'@'%' WITH GRANT OPTION")
+	// petoju 3.0.89+ puts max_user_connections in its CREATE USER.
+	limit := guideNumber(t, blocks["mysql-before.tf"], "max_user_connections")
 	makeFleet := func() bool {
 		// What petoju runs, tenant by tenant (the real one just did):
 		// mysql_database, mysql_user, mysql_grant on the name as written.
@@ -456,7 +481,7 @@ func TestAccMigrateFromPetoju(t *testing.T) {
 			peer("CREATE USER '" + f.reporting + "'@'%' IDENTIFIED BY '" + f.repPW + "'")
 			for i, db := range f.dbs {
 				peer("CREATE DATABASE `"+db+"` DEFAULT CHARACTER SET `utf8mb4` DEFAULT COLLATE `utf8mb4_general_ci`",
-					"CREATE USER '"+f.owners[i]+"'@'%' IDENTIFIED BY '"+f.oldPW+"'",
+					"CREATE USER '"+f.owners[i]+"'@'%' IDENTIFIED BY '"+f.oldPW+"' WITH MAX_USER_CONNECTIONS "+limit,
 					"GRANT ALL PRIVILEGES ON `"+db+"`.* TO '"+f.owners[i]+"'@'%'",
 					"GRANT SELECT ON `"+db+"`.* TO '"+f.reporting+"'@'%'")
 			}
@@ -537,9 +562,11 @@ func (s accServer) cyrilgdnFleet(t *testing.T, blocks map[string]string, f migra
 		}
 		return append(append([]string{"GRANT " + o + " TO " + peerAdmin}, stmts...), "REVOKE "+o+" FROM "+peerAdmin)
 	}
-	role := func(name, pw string) string {
-		return fmt.Sprintf(`CREATE ROLE %q WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE INHERIT NOREPLICATION CONNECTION LIMIT -1 PASSWORD '%s'`, name, pw)
+	role := func(name, pw, limit string) string {
+		return fmt.Sprintf(`CREATE ROLE %q WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE INHERIT NOREPLICATION CONNECTION LIMIT %s PASSWORD '%s'`, name, limit, pw)
 	}
+	// The owners' postgresql_role sets connection_limit; the shared one does not (-1).
+	ownerLimit := guideNumber(t, blocks["postgres-before.tf"], "connection_limit")
 	writes := func(owner, db string, stmts ...string) {
 		t.Helper()
 		if err := s.as(owner, f.oldPW, db, stmts...); err != nil {
@@ -548,7 +575,7 @@ func (s accServer) cyrilgdnFleet(t *testing.T, blocks map[string]string, f migra
 	}
 	return func() bool {
 		if !real {
-			peer("", role(f.reporting, f.repPW)) // postgresql_role.reporting
+			peer("", role(f.reporting, f.repPW, "-1")) // postgresql_role.reporting
 		}
 		grantsUpdated := false
 		for i, db := range f.dbs {
@@ -557,7 +584,7 @@ func (s accServer) cyrilgdnFleet(t *testing.T, blocks map[string]string, f migra
 				writes(f.owners[i], db, "CREATE TABLE orders (id int PRIMARY KEY)", "INSERT INTO orders VALUES (1), (2)",
 					"CREATE TABLE invoices (id int PRIMARY KEY)")
 			} else {
-				peer("", role(f.owners[i], f.oldPW)) // postgresql_role
+				peer("", role(f.owners[i], f.oldPW, ownerLimit)) // postgresql_role
 				// postgresql_database.
 				peer("", lent(o, fmt.Sprintf(`CREATE DATABASE %q OWNER %s TEMPLATE template0 ENCODING 'UTF8' ALLOW_CONNECTIONS true CONNECTION LIMIT -1 IS_TEMPLATE false`, db, o))...)
 				writes(f.owners[i], db, "CREATE TABLE orders (id int PRIMARY KEY)", "INSERT INTO orders VALUES (1), (2)")

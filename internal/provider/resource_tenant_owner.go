@@ -51,6 +51,7 @@ type tenantOwnerModel struct {
 	Privileges        types.Set    `tfsdk:"privileges"`
 	UserCreated       types.Bool   `tfsdk:"user_created"`
 	PreviousUsername  types.String `tfsdk:"previous_username"`
+	ConnectionLimit   types.Int64  `tfsdk:"connection_limit"`
 }
 
 func (r *tenantOwnerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -166,6 +167,23 @@ func (r *tenantOwnerResource) Schema(_ context.Context, _ resource.SchemaRequest
 					"access). Never granted `WITH GRANT OPTION`.",
 				Validators: []validator.Set{privilegesValidator{}},
 			},
+			"connection_limit": schema.Int64Attribute{
+				Optional: true,
+				MarkdownDescription: "How many sessions the owner login may hold at once, set on the login itself, where the " +
+					"tenant cannot lift it: PostgreSQL `ALTER ROLE … CONNECTION LIMIT n` (changing it needs `CREATEROLE`); " +
+					"MySQL/MariaDB `ALTER USER … WITH MAX_USER_CONNECTIONS n` on the owner's account at its `host` (needs " +
+					"`CREATE USER`, even bundled with the login's own password change). Between 1 and 2147483647. Null (the " +
+					"default) is no limit of the login's own: PostgreSQL `-1`, MySQL/MariaDB `0` (the server's " +
+					"`max_user_connections`); 0 is refused because it means opposite things on the engines (PostgreSQL: no " +
+					"connection at all). Desired state in both directions: a limit changed outside Terraform shows in the plan " +
+					"and the apply restores the declared one (null restores none). A `username` or `host` change creates the " +
+					"new login with the limit before the old one is dropped; an import reads it. It never shares a field with " +
+					"tenantdb's marks (the MySQL/MariaDB owner mark is `MAX_UPDATES_PER_HOUR`), and offboarding does not " +
+					"depend on it: the admin never connects as the owner, so sessions at the limit stop no destroy. A " +
+					"PostgreSQL database's own `CONNECTION LIMIT` is not offered: the database's owner, the tenant, may " +
+					"change it.",
+				Validators: []validator.Int64{connectionLimitValidator{}},
+			},
 			"user_created": schema.BoolAttribute{
 				Computed: true,
 				MarkdownDescription: "True when this resource created the login. Imported owners have `false` and are " +
@@ -211,6 +229,7 @@ type ownerTarget struct {
 	db    ddl.DatabaseName
 	user  ddl.Username
 	privs ddl.PrivilegeSet
+	limit ddl.ConnectionLimit // none when null
 }
 
 // ownerRules validates names, privileges and reserved accounts for a known
@@ -241,6 +260,11 @@ func ownerRules(ctx context.Context, ref serverRef, m tenantOwnerModel) (ownerTa
 			addAttributeError(&diags, path.Root("privileges"), err)
 		} else if e == ddl.EnginePostgres && !t.privs.IsAll() {
 			addAttributeError(&diags, path.Root("privileges"), ddl.ErrPostgresOwnerPrivileges(names))
+		}
+	}
+	if !m.ConnectionLimit.IsUnknown() && !m.ConnectionLimit.IsNull() {
+		if t.limit, err = ddl.NewConnectionLimit(m.ConnectionLimit.ValueInt64()); err != nil {
+			addAttributeError(&diags, path.Root("connection_limit"), err)
 		}
 	}
 	return t, diags
@@ -362,7 +386,7 @@ func (r *tenantOwnerResource) Create(ctx context.Context, req resource.CreateReq
 	if !ok {
 		return
 	}
-	id, err := srv.ClaimOwner(ctx, t.db, t.user, pw, t.privs)
+	id, err := srv.ClaimOwner(ctx, t.db, t.user, pw, t.privs, t.limit)
 	if err != nil {
 		addError(&resp.Diagnostics, fmt.Sprintf("create owner login %q for database %q", t.user, t.db), err)
 		return
@@ -468,6 +492,7 @@ func (r *tenantOwnerResource) Read(ctx context.Context, req resource.ReadRequest
 		}
 	}
 	state.Privileges = ownerPrivilegesValue(srv.Info(), state.Privileges, st)
+	state.ConnectionLimit = types.Int64PointerValue(st.ConnectionLimit)
 	if st.LockedOut && state.UserCreated.ValueBool() {
 		// An offboarding interrupted after its lock-out, the owner
 		// declared again: drift, so the next apply lets it in
@@ -626,7 +651,7 @@ func (r *tenantOwnerResource) ImportState(ctx context.Context, req resource.Impo
 		PasswordWO: types.StringNull(), PasswordWOVersion: types.Int64Null(),
 		RetainPrevious: types.BoolValue(false), PreviousRetained: types.BoolValue(false),
 		Privileges: types.SetUnknown(types.StringType), UserCreated: types.BoolValue(false),
-		PreviousUsername: types.StringNull(),
+		PreviousUsername: types.StringNull(), ConnectionLimit: types.Int64Null(),
 	}
 	// resp.State.Set, not the model codec (model_codec.go): the codec is
 	// for the paths run once per resource per plan; an import runs once.

@@ -50,6 +50,7 @@ func (r *tenantOwnerResource) Update(ctx context.Context, req resource.UpdateReq
 		{"set the password", u.setPassword},
 		{"discard the retained password", u.discardRetainedPassword},
 		{"set the privileges", u.syncPrivileges},
+		{"set the connection limit", u.setConnectionLimit},
 		{"drop the old logins", u.dropPendingLogins},
 	}
 	for _, step := range steps {
@@ -148,9 +149,9 @@ func (u *ownerUpdate) rotateUsername(ctx context.Context) error {
 	if !ok {
 		return errPasswordUnknown
 	}
-	newID, dropErr, err := u.srv.RotateOwner(ctx, u.t.db, u.old.user, u.t.user, pw, u.t.privs, u.recorded, u.created)
+	newID, dropErr, err := u.srv.RotateOwner(ctx, u.t.db, u.old.user, u.t.user, pw, u.t.privs, u.t.limit, u.recorded, u.created)
 	if err != nil && u.backToPending(ctx, err) {
-		newID, dropErr, err = u.srv.RotateOwner(ctx, u.t.db, u.old.user, u.t.user, pw, u.t.privs, u.recorded, u.created)
+		newID, dropErr, err = u.srv.RotateOwner(ctx, u.t.db, u.old.user, u.t.user, pw, u.t.privs, u.t.limit, u.recorded, u.created)
 	}
 	if err != nil {
 		return err
@@ -213,6 +214,21 @@ func (u *ownerUpdate) syncPrivileges(ctx context.Context) error {
 	return u.srv.SyncOwnerPrivileges(ctx, u.t.db, u.t.user, u.t.privs, u.recorded, u.created)
 }
 
+// setConnectionLimit: desired state for the login's own connection limit
+// (a rotation created the new login with the declared one). State holds
+// what the server had at the refresh, so a DBA's change is restored.
+func (u *ownerUpdate) setConnectionLimit(ctx context.Context) error {
+	if u.rotatedNow || u.plan.ConnectionLimit.Equal(u.state.ConnectionLimit) {
+		return nil
+	}
+	id, err := u.srv.SetOwnerConnectionLimit(ctx, u.t.db, u.t.user, u.t.limit, u.recorded)
+	if err != nil {
+		return err
+	}
+	u.recorded = id
+	return nil
+}
+
 // dropPendingLogins retries the drop of every pending old login; a login
 // still pending afterwards is a warning, not an error: the tenant works.
 func (u *ownerUpdate) dropPendingLogins(ctx context.Context) error {
@@ -254,6 +270,7 @@ func (u *ownerUpdate) saveAsIs(ctx context.Context) {
 		st.ID = u.plan.ID
 		st.PasswordWOVersion = u.plan.PasswordWOVersion
 		st.UserCreated = types.BoolValue(true)
+		st.ConnectionLimit = u.plan.ConnectionLimit // the new login was created with it
 	}
 	st.PreviousUsername = u.pending.value()
 	u.resp.Diagnostics.Append(recordIdentity(ctx, u.resp.Private, u.recorded)...)

@@ -188,3 +188,25 @@ func (privilegesValidator) ValidateSet(ctx context.Context, req validator.SetReq
 		addAttributeError(&resp.Diagnostics, req.Path, err)
 	}
 }
+
+// connectionLimitValidator applies ddl's one rule for connection_limit
+// (1 to ddl.MaxConnectionLimit; null for none) when the configuration is
+// validated, before any server is known.
+type connectionLimitValidator struct{}
+
+func (connectionLimitValidator) Description(context.Context) string {
+	return "between 1 and 2147483647; null for no limit of the login's own"
+}
+
+func (v connectionLimitValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (connectionLimitValidator) ValidateInt64(_ context.Context, req validator.Int64Request, resp *validator.Int64Response) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := ddl.NewConnectionLimit(req.ConfigValue.ValueInt64()); err != nil {
+		addAttributeError(&resp.Diagnostics, req.Path, err)
+	}
+}

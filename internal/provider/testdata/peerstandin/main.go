@@ -46,11 +46,11 @@ const (
 var peers = map[string]map[string]map[string]int{
 	"mysql": {
 		"mysql_database": {"name": str, "default_character_set": str, "default_collation": str},
-		"mysql_user":     {"user": str, "host": str, "plaintext_password": secret},
+		"mysql_user":     {"user": str, "host": str, "plaintext_password": secret, "max_user_connections": number},
 		"mysql_grant":    {"user": str, "host": str, "database": str, "table": str, "privileges": strSet},
 	},
 	"postgresql": {
-		"postgresql_role":               {"name": str, "login": boolean, "password": secret},
+		"postgresql_role":               {"name": str, "login": boolean, "password": secret, "connection_limit": number},
 		"postgresql_database":           {"name": str, "owner": str},
 		"postgresql_grant":              {"database": str, "role": str, "schema": str, "object_type": str, "privileges": strSet},
 		"postgresql_default_privileges": {"database": str, "role": str, "owner": str, "schema": str, "object_type": str, "privileges": strSet},
@@ -140,6 +140,8 @@ func (r peerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 			attrs[name] = schema.BoolAttribute{Optional: true}
 		case strSet:
 			attrs[name] = schema.SetAttribute{Optional: true, ElementType: types.StringType}
+		case number:
+			attrs[name] = schema.Int64Attribute{Optional: true}
 		}
 	}
 	resp.Schema = schema.Schema{Attributes: attrs}
