@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Half-made owner logins. Terraform saves state only when an operation
@@ -51,7 +52,11 @@ type OwnerMark struct {
 	Grantees string
 }
 
-var ownerMarkPattern = regexp.MustCompile(`^tenantdb owner of ([A-Za-z0-9_]{1,64}) db=([A-Za-z0-9:._-]{1,200})(?: from=([0-9]{1,10}))?(?: grants=([0-9]{1,10}(?:,[0-9]{1,10})*))?(?: status=(open|done))?$`)
+// Compiled on first use (its counted repetitions make it the largest of
+// the package's patterns; a provider start that reads no owner needs none).
+var ownerMarkPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^tenantdb owner of ([A-Za-z0-9_]{1,64}) db=([A-Za-z0-9:._-]{1,200})(?: from=([0-9]{1,10}))?(?: grants=([0-9]{1,10}(?:,[0-9]{1,10})*))?(?: status=(open|done))?$`)
+})
 
 // Text is the comment stored on the role.
 func (m OwnerMark) Text() string {
@@ -77,7 +82,7 @@ func (m OwnerMark) SameClaim(o OwnerMark) bool {
 // ParseOwnerMark reads a role comment; ok is false for anything that is not
 // exactly a mark (no comment, someone else's comment).
 func ParseOwnerMark(comment string) (OwnerMark, bool) {
-	g := ownerMarkPattern.FindStringSubmatch(comment)
+	g := ownerMarkPattern().FindStringSubmatch(comment)
 	if g == nil {
 		return OwnerMark{}, false
 	}
@@ -126,7 +131,7 @@ func RecordGrantees(owner Username, m OwnerMark) Plan {
 // engines, or a mark without a database identity, leave the plan as it is.
 func FinishOwnerMark(d Dialect, p Plan, owner Username, mark OwnerMark) Plan {
 	mark.Finished = true
-	if d.Info().Flavor != FlavorPostgres || mark.DBIdentity == "" || !ownerMarkPattern.MatchString(mark.Text()) {
+	if d.Info().Flavor != FlavorPostgres || mark.DBIdentity == "" || !ownerMarkPattern().MatchString(mark.Text()) {
 		return p
 	}
 	p.Statements = append(slices.Clone(p.Statements), commentOnRole(owner, mark).done())
@@ -145,7 +150,7 @@ func commentOnRole(owner Username, mark OwnerMark) *stmt {
 // identity, leave the plan as it is.
 func MarkOwnerLogin(d Dialect, p Plan, owner Username, mark OwnerMark) Plan {
 	if d.Info().Flavor != FlavorPostgres || mark.DBIdentity == "" || len(p.Statements) == 0 ||
-		!ownerMarkPattern.MatchString(mark.Text()) || !strings.HasPrefix(p.Statements[0].redacted, "CREATE ROLE ") {
+		!ownerMarkPattern().MatchString(mark.Text()) || !strings.HasPrefix(p.Statements[0].redacted, "CREATE ROLE ") {
 		return p
 	}
 	p.Statements = slices.Insert(slices.Clone(p.Statements), 1, commentOnRole(owner, mark).done())

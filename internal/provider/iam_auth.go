@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -142,9 +143,14 @@ func parseAuthField(a *dbclient.CloudAuth, key, v string) bool {
 
 var (
 	awsRegionPattern = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
-	awsRolePattern   = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$`)
-	azureTenantID    = regexp.MustCompile(`^[A-Za-z0-9.-]{1,256}$`)
-	gcpServiceAcct   = regexp.MustCompile(`^[a-z][a-z0-9-]{4,29}@[a-z0-9.-]+\.iam\.gserviceaccount\.com$`)
+	// Compiled on first use: a counted repetition compiles into one state
+	// per count, which every provider start would pay for at init (about a
+	// millisecond each), and few configurations name a role or a tenant.
+	awsRolePattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$`)
+	})
+	azureTenantID  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9.-]{1,256}$`) })
+	gcpServiceAcct = regexp.MustCompile(`^[a-z][a-z0-9-]{4,29}@[a-z0-9.-]+\.iam\.gserviceaccount\.com$`)
 )
 
 // validateAuth checks a's settings against each other and the TLS mode.
@@ -180,9 +186,9 @@ func validateAuth(a dbclient.CloudAuth, tls string) error {
 		return fmt.Errorf("auth = %q needs aws_region, the region of the database the token is signed for (e.g. \"eu-west-1\")", a.Method)
 	case a.AWSRegion != "" && !awsRegionPattern.MatchString(a.AWSRegion):
 		return fmt.Errorf("aws_region %q is not an AWS region name (e.g. \"eu-west-1\")", a.AWSRegion)
-	case a.AWSRoleARN != "" && !awsRolePattern.MatchString(a.AWSRoleARN):
+	case a.AWSRoleARN != "" && !awsRolePattern().MatchString(a.AWSRoleARN):
 		return fmt.Errorf("aws_role_arn %q is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)", a.AWSRoleARN)
-	case a.AzureTenantID != "" && !azureTenantID.MatchString(a.AzureTenantID):
+	case a.AzureTenantID != "" && !azureTenantID().MatchString(a.AzureTenantID):
 		return fmt.Errorf("azure_tenant_id %q is not an Entra tenant ID (a GUID or a domain)", a.AzureTenantID)
 	case a.AzureScope != "" && (!strings.HasPrefix(a.AzureScope, "https://") || !strings.HasSuffix(a.AzureScope, "/.default")):
 		return fmt.Errorf("azure_scope %q must be a resource's .default scope, e.g. %q", a.AzureScope, dbclient.AzureDefaultScope)
