@@ -50,7 +50,8 @@ var serverSurface = []string{
 	"OthersOnRecreated",         // reads only: the other accounts' rows a refusal on a re-created database names
 	"RevokeOnRecreatedDatabase", // revokes only: rows a re-created database's name still gives a login
 	"RotateOwner",
-	"RotationSuccessor", // read-only: the login a finished rotation of the recorded one made (its mark names it)
+	"RotationSuccessor",       // read-only: the login a finished rotation of the recorded one made (its mark names it)
+	"SetOwnerConnectionLimit", // the owner login's own limit: identity-checked (requireOwnLogin) under the lock, like SetOwnerPassword
 	"SetOwnerPassword",
 	"SyncOwnerPrivileges",
 	"UnescapedGrant", // read-only: an old unescaped MySQL grant beside tenantdb's
