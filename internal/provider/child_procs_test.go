@@ -5,6 +5,7 @@ package provider
 import (
 	"os"
 	"slices"
+	"strings"
 )
 
 // childGoMaxProcs runs the Go processes the tests start (terraform, and the
@@ -43,5 +44,5 @@ func withoutChildGoMaxProcs(env []string) []string {
 	if !childGoMaxProcsSet {
 		return env
 	}
-	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return len(kv) > 11 && kv[:11] == "GOMAXPROCS=" })
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "GOMAXPROCS=") })
 }

@@ -70,7 +70,12 @@ resource "tenantdb_tenant_database" "db" {
 `, n.db)
 }
 
-func killOwnerHCL(user, pw string, version int) string { return ownerBlockHCL(user, pw, version, "") }
+// Every owner of the kill points carries a connection limit (issue 58), so
+// each interrupted create, rotation and host change must leave the login
+// that ends up declared with it.
+func killOwnerHCL(user, pw string, version int) string {
+	return ownerBlockHCL(user, pw, version, killOwnerLimit)
+}
 
 func killGrantHCL(n killNames, privileges string) string {
 	return grantHCL("g", "tenantdb_tenant_database.db.name", n.grantee, privileges, "")
@@ -102,7 +107,7 @@ func killOps() []killOp {
 		// Issue 46: a host change of the owner (create-before-drop) and of
 		// the grant (the new account granted before the old is revoked).
 		{name: "owner_host_change", before: full, back: true, mysqlOnly: true, after: func(n killNames) string {
-			return db(n) + ownerBlockHCL(n.ownerA, killPW1, 1, killOwnerHost) + killGrantHCL(n, `["SELECT"]`)
+			return db(n) + ownerBlockHCL(n.ownerA, killPW1, 1, killOwnerHost+"\n"+killOwnerLimit) + killGrantHCL(n, `["SELECT"]`)
 		}},
 		{name: "grant_host_change", before: full, back: true, mysqlOnly: true, after: func(n killNames) string {
 			return owner(n) + grantHCL("g", "tenantdb_tenant_database.db.name", n.grantee, `["SELECT"]`, killGrantHost)
@@ -114,7 +119,10 @@ func killOps() []killOp {
 // alignment (checkKillPoint reads which account the body declares).
 const (
 	killOwnerHost = `  host                = "127.0.0.1"`
-	killGrantHost = `  host       = "127.0.0.1"`
+	// killOwnerLimit is the owners' connection limit (checkKillPoint
+	// reads it back from the server).
+	killOwnerLimit = `  connection_limit    = 50`
+	killGrantHost  = `  host       = "127.0.0.1"`
 )
 
 // killTally counts the outcomes of every kill point, for the log (and
@@ -500,6 +508,10 @@ func (s accServer) checkKillPoint(t *testing.T, n killNames, body string, hasTab
 		}
 		if !want {
 			continue
+		}
+		host := map[bool]string{true: "127.0.0.1", false: "%"}[strings.Contains(body, killOwnerHost)]
+		if err := s.wantConnLimitAt(t, user, host, "50"); err != nil {
+			t.Errorf("%s: %v", where, err)
 		}
 		pw := killPW1
 		if strings.Contains(body, killPW2) {
