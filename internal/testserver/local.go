@@ -246,6 +246,9 @@ func (li *localInstance) destroy(grace time.Duration) error {
 		errs = append(errs, err)
 	}
 	li.watchdog.dismiss()
+	if err := li.dumpStatementLogs(); err != nil {
+		errs = append(errs, err)
+	}
 	if err := os.RemoveAll(li.dir); err != nil {
 		errs = append(errs, fmt.Errorf("remove %s: %w", li.dir, err))
 	}
