@@ -319,7 +319,7 @@ func noteSkip(ctx context.Context, what string) {
 // the flags of db that block it (allowConn: ALLOW_CONNECTIONS false is
 // reset; template: IS_TEMPLATE true is), and records each. Outside one,
 // nothing is changed.
-func (s *Server) resetFlags(ctx context.Context, db ddl.DatabaseName, allowConn, template bool) (bool, error) {
+func (s *Session) resetFlags(ctx context.Context, db ddl.DatabaseName, allowConn, template bool) (bool, error) {
 	n, _ := ctx.Value(offboardingKey{}).(*OffboardNotes)
 	if n == nil || s.info.Flavor != ddl.FlavorPostgres {
 		return false, nil
@@ -379,7 +379,7 @@ func (n *OffboardNotes) ConnectionLimitResets() []ConnectionLimitReset {
 // changed.
 type tenantConnector struct {
 	driver.Connector
-	s        *Server
+	s        *Session
 	database string
 }
 
@@ -421,7 +421,7 @@ func (c tenantConnector) Connect(ctx context.Context) (driver.Conn, error) {
 
 // connectionLimitHit reads whether database's CONNECTION LIMIT is what
 // refused a connection: a limit is set and as many sessions are in.
-func (s *Server) connectionLimitHit(ctx context.Context, database string) (limit int, hit bool, err error) {
+func (s *Session) connectionLimitHit(ctx context.Context, database string) (limit int, hit bool, err error) {
 	var in int
 	err = s.query(ctx, func(ctx context.Context, q queryer) error {
 		return q.QueryRowContext(ctx, `SELECT d.datconnlimit, COALESCE((SELECT s.numbackends FROM pg_stat_database s
@@ -460,7 +460,7 @@ func isConnectionLimit(err error) bool {
 // session itself was made read-only, which retrying cannot change, so it
 // is terminal and names the settings that can do it. Any other error is
 // returned as it is.
-func (s *Server) judgeReadOnly(ctx context.Context, database string, err error) error {
+func (s *Session) judgeReadOnly(ctx context.Context, database string, err error) error {
 	if codeOf(err) != "pg:25006" {
 		return err
 	}
@@ -515,7 +515,7 @@ func (e *readOnlySessionError) verdict() errClass { return classTerminal }
 // serverReadOnly reads whether the admin's sessions are read-only
 // server-wide: the maintenance database's session does not pin
 // default_transaction_read_only, and tenants set nothing there.
-func (s *Server) serverReadOnly(ctx context.Context) (bool, error) {
+func (s *Session) serverReadOnly(ctx context.Context) (bool, error) {
 	var on bool
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
 		return q.QueryRowContext(ctx, `SELECT pg_catalog.pg_is_in_recovery() OR pg_catalog.current_setting('default_transaction_read_only') = 'on'`).Scan(&on)

@@ -81,7 +81,7 @@ func TestAdminSession_pinsWinOverTheDatabase(t *testing.T) {
 
 	got := map[string]string{}
 	var currentUser, sessionUser, readOnly string
-	err := e.s.queryIn(e.ctx, db.String(), func(ctx context.Context, q queryer) error {
+	err := e.s.sess.queryIn(e.ctx, db.String(), func(ctx context.Context, q queryer) error {
 		if err := q.QueryRowContext(ctx, `SELECT current_user, session_user, pg_catalog.current_setting('transaction_read_only')`).Scan(
 			&currentUser, &sessionUser, &readOnly); err != nil {
 			return err
@@ -133,7 +133,7 @@ func TestAdminSession_unpinnedSessionRunsNothing(t *testing.T) {
 	e := pgEnv(t)
 	db, owner := e.newTenant("unp", "Pin-owner-1")
 	e.super(fmt.Sprintf("ALTER DATABASE %s SET role = %s", pgQuoteIdent(db.String()), pgQuote(owner.String())))
-	cfg, err := e.s.spec.pgxConfig(db.String(), e.s.info.Version.Major)
+	cfg, err := pgxSessionConfig(e.s.spec, db.String(), e.s.info.Version.Major)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestAdminSession_unpinnedSessionRunsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close(e.ctx)
-	err = verifyAdminSession(e.ctx, c, e.s.spec.Username, db.String(), cfg.RuntimeParams, e.s.serverReadOnly)
+	err = verifyAdminSession(e.ctx, c, e.s.spec.Username, db.String(), cfg.RuntimeParams, e.s.sess.serverReadOnly)
 	var np *sessionNotPinnedError
 	if !errors.As(err, &np) || !strings.Contains(err.Error(), fmt.Sprintf("runs as %q", owner)) || classify(err) != classTerminal {
 		t.Fatalf("verification of a session running as the owner: %v (class %s), want a terminal refusal naming %s", err, classify(err), owner)
@@ -223,7 +223,7 @@ func TestAdminSession_detailAndHintReachTheError(t *testing.T) {
 			t.Errorf("%s statement: %q: DETAIL and HINT shown %v, want %v", c.name, got, has, c.detail)
 		}
 	}
-	read := e.s.readError("read something", fmt.Errorf("wrapped: %w", &pgconn.PgError{Message: "m", Detail: "d", Hint: "h"}))
+	read := e.s.sess.readError("read something", fmt.Errorf("wrapped: %w", &pgconn.PgError{Message: "m", Detail: "d", Hint: "h"}))
 	if !strings.Contains(read.Error(), "DETAIL: d") || !strings.Contains(read.Error(), "HINT: h") {
 		t.Errorf("a read's error lacks DETAIL and HINT: %v", read)
 	}
@@ -236,7 +236,7 @@ func TestAdminSession_detailAndHintReachTheError(t *testing.T) {
 func TestAdminSession_verificationCost(t *testing.T) {
 	e := pgEnv(t)
 	db, _ := e.newTenant("vc", "Pin-owner-1")
-	cfg, err := e.s.spec.pgxConfig(db.String(), e.s.info.Version.Major)
+	cfg, err := pgxSessionConfig(e.s.spec, db.String(), e.s.info.Version.Major)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestAdminSession_verificationCost(t *testing.T) {
 			t.Fatal(err)
 		}
 		mid := time.Now()
-		err = verifyAdminSession(e.ctx, c, e.s.spec.Username, db.String(), cfg.RuntimeParams, e.s.serverReadOnly)
+		err = verifyAdminSession(e.ctx, c, e.s.spec.Username, db.String(), cfg.RuntimeParams, e.s.sess.serverReadOnly)
 		verify = append(verify, time.Since(mid))
 		connect = append(connect, mid.Sub(start))
 		p := time.Now()
@@ -314,7 +314,7 @@ func TestAdminSession_connectionLimitOutsideOffboarding(t *testing.T) {
 	}
 
 	ctx, notes := Offboarding(e.ctx)
-	if err := e.s.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {
+	if err := e.s.sess.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {
 		return q.QueryRowContext(ctx, `SELECT 1`).Scan(new(int))
 	}); err != nil {
 		t.Fatalf("an offboarding's connection: %v", err)

@@ -17,13 +17,13 @@ import (
 func (s *Server) CheckAdminRights(ctx context.Context) (ddl.AdminExcess, error) {
 	if s.spec.Engine == ddl.EnginePostgres {
 		var held ddl.PostgresHeldRights
-		err := s.query(ctx, func(ctx context.Context, db queryer) error {
+		err := s.sess.query(ctx, func(ctx context.Context, db queryer) error {
 			return db.QueryRowContext(ctx,
 				`SELECT rolsuper, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname = current_user`).
 				Scan(&held.Superuser, &held.CreateDB, &held.CreateRole)
 		})
 		if err != nil {
-			return ddl.AdminExcess{}, s.readError("read admin rights", err)
+			return ddl.AdminExcess{}, s.sess.readError("read admin rights", err)
 		}
 		admin := ddl.AdminAccount{User: s.spec.Username}
 		return ddl.ExcessPostgresAdminRights(admin, held),
@@ -32,7 +32,7 @@ func (s *Server) CheckAdminRights(ctx context.Context) (ddl.AdminExcess, error) 
 
 	var held ddl.MySQLHeldRights
 	var current string
-	err := s.query(ctx, func(ctx context.Context, db queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, db queryer) error {
 		held = ddl.MySQLHeldRights{}
 		if err := db.QueryRowContext(ctx, `SELECT CURRENT_USER()`).Scan(&current); err != nil {
 			return err
@@ -59,7 +59,7 @@ func (s *Server) CheckAdminRights(ctx context.Context) (ddl.AdminExcess, error) 
 		return nil
 	})
 	if err != nil {
-		return ddl.AdminExcess{}, s.readError("read admin rights", err)
+		return ddl.AdminExcess{}, s.sess.readError("read admin rights", err)
 	}
 	user, host := current, "%"
 	if i := strings.LastIndex(current, "@"); i >= 0 {

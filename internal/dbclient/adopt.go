@@ -34,7 +34,7 @@ func (s *Server) JoinOwnerRole(ctx context.Context, db ddl.DatabaseName, user dd
 			return err
 		}
 		var owns, member bool
-		err = s.query(ctx, func(ctx context.Context, q queryer) error {
+		err = s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 			return q.QueryRowContext(ctx, `SELECT d.datdba = r.oid, pg_has_role(current_user, r.oid, 'USAGE')
 				FROM pg_database d, pg_roles r WHERE d.datname = $1 AND r.rolname = $2`,
 				db.String(), user.String()).Scan(&owns, &member)
@@ -43,7 +43,7 @@ func (s *Server) JoinOwnerRole(ctx context.Context, db ddl.DatabaseName, user dd
 			return nil // the database or the role is gone: the callers' reads report it
 		}
 		if err != nil {
-			return s.readError(fmt.Sprintf("read whether the admin acts as login %s", user), err)
+			return s.sess.readError(fmt.Sprintf("read whether the admin acts as login %s", user), err)
 		}
 		if !owns || member {
 			return nil
@@ -51,7 +51,7 @@ func (s *Server) JoinOwnerRole(ctx context.Context, db ddl.DatabaseName, user dd
 		if err := s.requireAdministers(ctx, user); err != nil {
 			return err
 		}
-		return s.exec(ctx, ddl.JoinOwnerRole(user))
+		return s.sess.exec(ctx, ddl.JoinOwnerRole(user))
 	})
 }
 
@@ -66,7 +66,7 @@ func (s *Server) UnescapedGrant(ctx context.Context, db ddl.DatabaseName, user d
 	}
 	vals, err := s.snapshotGrantRow(ctx, mysqlDBColumnNames(s.info), user, pattern)
 	if err != nil {
-		return "", s.readError(fmt.Sprintf("read the unescaped grant of %s on %s", user, db), err)
+		return "", s.sess.readError(fmt.Sprintf("read the unescaped grant of %s on %s", user, db), err)
 	}
 	privs := mysqlDBPrivileges(s.info, vals)
 	if len(privs) == 0 {

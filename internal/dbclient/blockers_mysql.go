@@ -29,7 +29,7 @@ import (
 // Each reading is on a pool connection, bounded by blockerSampleEvery.
 
 // blockersMySQL reads who blocks the statement running on connection id.
-func (s *Server) blockersMySQL(ctx context.Context, id int64) []string {
+func (s *Session) blockersMySQL(ctx context.Context, id int64) []string {
 	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), blockerSampleEvery)
 	defer cancel()
 	var precise string
@@ -93,7 +93,7 @@ ORDER BY ID`
 )
 
 // readBlockers runs one of the queries above for connection id.
-func (s *Server) readBlockers(ctx context.Context, query string, id int64) ([]string, error) {
+func (s *Session) readBlockers(ctx context.Context, query string, id int64) ([]string, error) {
 	args := []any{id}
 	if strings.Count(query, "?") == 2 {
 		args = append(args, id)

@@ -32,7 +32,7 @@ var (
 
 // runPostgres runs st on conn (the locked connection, or one taken from
 // a pool for it), reading its blockers while it waits.
-func (s *Server) runPostgres(ctx context.Context, conn *sql.Conn, st ddl.Statement) error {
+func (s *Session) runPostgres(ctx context.Context, conn *sql.Conn, st ddl.Statement) error {
 	// An uncancellable statement gets no cancel request at the deadline
 	// (uncancellable.go).
 	ctx, finish, err := s.keepGoing(ctx, st)
@@ -43,7 +43,7 @@ func (s *Server) runPostgres(ctx context.Context, conn *sql.Conn, st ddl.Stateme
 }
 
 // runPostgresUnder is runPostgres under the context st runs under.
-func (s *Server) runPostgresUnder(ctx context.Context, conn *sql.Conn, st ddl.Statement) error {
+func (s *Session) runPostgresUnder(ctx context.Context, conn *sql.Conn, st ddl.Statement) error {
 	pid := backendPID(conn)
 	var (
 		mu       sync.Mutex
@@ -98,7 +98,7 @@ func backendPID(conn *sql.Conn) int {
 // blockersOf reads who blocks backend pid now, on a connection of the
 // admin pool, briefly (a pool whose connections all wait gives no
 // reading rather than another wait).
-func (s *Server) blockersOf(ctx context.Context, pid int) ([]string, error) {
+func (s *Session) blockersOf(ctx context.Context, pid int) ([]string, error) {
 	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), blockerSampleEvery)
 	defer cancel()
 	rows, err := s.db.QueryContext(qctx, `

@@ -75,7 +75,7 @@ func withConnIDCache(ctx context.Context) context.Context {
 
 // runKillable runs st on MySQL/MariaDB so that the end of ctx stops it on
 // the server.
-func (s *Server) runKillable(ctx context.Context, st ddl.Statement) error {
+func (s *Session) runKillable(ctx context.Context, st ddl.Statement) error {
 	if err := ctx.Err(); err != nil {
 		// The deadline passed before it was sent: never start it (it
 		// would run, and maybe finish, before its KILL QUERY).
@@ -115,7 +115,7 @@ func (s *Server) runKillable(ctx context.Context, st ddl.Statement) error {
 // longer than blockerSampleAfter, who blocks it (blockers_mysql.go),
 // every blockerSampleEvery. stop ends the sampling and returns the last
 // reading that named anyone.
-func (s *Server) sampleBlockersMySQL(ctx context.Context, id int64) (stop func() []string) {
+func (s *Session) sampleBlockersMySQL(ctx context.Context, id int64) (stop func() []string) {
 	var got []string
 	quit := make(chan struct{})
 	sampled := make(chan struct{})
@@ -144,7 +144,7 @@ func (s *Server) sampleBlockersMySQL(ctx context.Context, id int64) (stop func()
 // statementConn is the connection st runs on and its session: the one
 // holding the operation's lock, or one taken from the pool for this
 // statement.
-func (s *Server) statementConn(ctx context.Context) (conn *sql.Conn, sess session, done func(), err error) {
+func (s *Session) statementConn(ctx context.Context) (conn *sql.Conn, sess session, done func(), err error) {
 	if c, ok := ctx.Value(lockedConnKey{}).(*sql.Conn); ok {
 		cache, _ := ctx.Value(connIDKey{}).(*connID)
 		if cache != nil && cache.id != 0 {
@@ -172,7 +172,7 @@ func (s *Server) statementConn(ctx context.Context) (conn *sql.Conn, sess sessio
 // whose connections may all hold locks) and waits for the statement's
 // answer. A server that restarted since the statement started is not sent
 // the kill: the statement's session went with the restart.
-func (s *Server) killAndWait(ctx context.Context, sess session, answer <-chan error) error {
+func (s *Session) killAndWait(ctx context.Context, sess session, answer <-chan error) error {
 	id := sess.id
 	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelWait)
 	defer cancel()
@@ -208,7 +208,7 @@ var errServerRestarted = errors.New("the server restarted since the statement st
 // after reading on that same connection that the server is still the run
 // sess started on: a restart in between would also have ended this
 // connection, so the kill reaches the statement's session or nothing.
-func (s *Server) killQuery(ctx context.Context, sess session) error {
+func (s *Session) killQuery(ctx context.Context, sess session) error {
 	cfg, err := s.spec.mysqlConfig("")
 	if err != nil {
 		return err

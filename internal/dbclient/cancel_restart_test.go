@@ -59,7 +59,7 @@ func TestCancel_killAfterRestart(t *testing.T) {
 			// start is known to the second: one restarted within a second
 			// of its previous start reads as the same run).
 			time.Sleep(3 * time.Second)
-			conn, sess, done, err := s.statementConn(ctx)
+			conn, sess, done, err := s.sess.statementConn(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +107,7 @@ func TestCancel_killAfterRestart(t *testing.T) {
 			}()
 			time.Sleep(time.Second) // the SLEEP is running
 
-			kerr := s.killQuery(ctx, sess)
+			kerr := s.sess.killQuery(ctx, sess)
 			if !errors.Is(kerr, errServerRestarted) {
 				t.Errorf("killQuery after a restart = %v, want errServerRestarted", kerr)
 			}
@@ -118,7 +118,7 @@ func TestCancel_killAfterRestart(t *testing.T) {
 			}
 
 			// The same server run, same id: the kill goes through.
-			conn, sess, done, err = s.statementConn(ctx)
+			conn, sess, done, err = s.sess.statementConn(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,7 +129,7 @@ func TestCancel_killAfterRestart(t *testing.T) {
 				slept <- r
 			}()
 			time.Sleep(time.Second)
-			if err := s.killQuery(ctx, sess); err != nil {
+			if err := s.sess.killQuery(ctx, sess); err != nil {
 				t.Fatalf("killQuery on the statement's own session: %v", err)
 			}
 			select {

@@ -50,7 +50,7 @@ func (s *Server) catalogDatabase(ctx context.Context, name ddl.DatabaseName) (*D
 	if c.dbs == nil || time.Since(c.loadedAt) > catalogTTL {
 		dbs, err := s.loadCatalog(ctx)
 		if err != nil {
-			return nil, true, s.readError("read the database catalog", err)
+			return nil, true, s.sess.readError("read the database catalog", err)
 		}
 		c.dbs, c.loadedAt, c.dirty = dbs, time.Now(), map[string]bool{}
 	}
@@ -79,7 +79,7 @@ func (s *Server) loadCatalog(ctx context.Context) (map[string]DatabaseState, err
 // queryEach runs a read of many rows on the admin pool with retries:
 // reset runs before each attempt, row for each row.
 func (s *Server) queryEach(ctx context.Context, q string, reset func(), row func(*sql.Rows) error) error {
-	return s.query(ctx, func(ctx context.Context, db queryer) error {
+	return s.sess.query(ctx, func(ctx context.Context, db queryer) error {
 		reset()
 		rows, err := db.QueryContext(ctx, q)
 		if err != nil {

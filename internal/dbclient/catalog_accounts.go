@@ -52,7 +52,7 @@ func (s *Server) snapshotLoginValue(ctx context.Context, user ddl.Username) (str
 	if a.logins == nil || time.Since(a.loginsAt) > catalogTTL {
 		l, err := s.loadLogins(ctx)
 		if err != nil {
-			return "", false, s.readError("read the logins", err)
+			return "", false, s.sess.readError("read the logins", err)
 		}
 		a.logins, a.marks, a.hints, a.claims, a.limits, a.loginsAt = l.values, l.marks, l.hints, l.claims, l.limits, time.Now()
 	}

@@ -123,9 +123,9 @@ func TestTenantConnectionsBounded(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		s.poolMu.Lock()
-		peak := s.tenantPoolsPeak
-		s.poolMu.Unlock()
+		s.sess.poolMu.Lock()
+		peak := s.sess.tenantPoolsPeak
+		s.sess.poolMu.Unlock()
 		t.Logf("%d concurrent grant reads in %d databases: at most %d tenant connections", n, n, peak)
 		if peak > maxTenantConns {
 			t.Fatalf("%d tenant connections open at once, want at most %d", peak, maxTenantConns)

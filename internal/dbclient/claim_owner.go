@@ -72,7 +72,7 @@ func (s *Server) loginAccepts(ctx context.Context, user ddl.Username, pw ddl.Pas
 			return false, err
 		}
 	default:
-		cfg, err := spec.pgxConfig("", s.info.Version.Major)
+		cfg, err := pgxSessionConfig(spec, "", s.info.Version.Major)
 		if err != nil {
 			return false, err
 		}

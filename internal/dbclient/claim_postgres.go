@@ -42,7 +42,7 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	// 1. The nonce database: nobody else can choose its name.
 	err := lost(faultClaimLostBefore, claim.Create.Statements[0])
 	if err == nil {
-		err = s.exec(ctx, claim.Create)
+		err = s.sess.exec(ctx, claim.Create)
 	}
 	if err == nil {
 		err = lost(faultNonceLostAfter, claim.Create.Statements[0])
@@ -58,7 +58,7 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 				s.spec.describe(), db)
 		}
 		// It exists, so it is ours: finish what the lost plan did.
-		if err = s.exec(ctx, claim.Create.Tail(1)); err != nil {
+		if err = s.sess.exec(ctx, claim.Create.Tail(1)); err != nil {
 			s.dropNonce(ctx, claim)
 		}
 	}
@@ -80,7 +80,7 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	}
 
 	// 2. The claim: the nonce database takes the tenant's name.
-	err = s.exec(ctx, claim.Rename)
+	err = s.sess.exec(ctx, claim.Rename)
 	if err == nil {
 		err = lost(faultClaimLostAfter, claim.Rename.Statements[0])
 	}
@@ -118,7 +118,7 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 // dropNonce removes a nonce database that did not become the tenant's
 // (best effort: a left-over one is empty, and named ddl.NonceDatabasePrefix...).
 func (s *Server) dropNonce(ctx context.Context, claim ddl.PostgresClaim) {
-	_ = s.exec(context.WithoutCancel(unlocked(ctx)), claim.DropNonce)
+	_ = s.sess.exec(context.WithoutCancel(unlocked(ctx)), claim.DropNonce)
 }
 
 // dropLeftoverNonces drops the nonce databases earlier claims of db left
@@ -133,7 +133,7 @@ func (s *Server) dropNonce(ctx context.Context, claim ddl.PostgresClaim) {
 // has a fresh random name), so neither is a refusal.
 func (s *Server) dropLeftoverNonces(ctx context.Context, db ddl.DatabaseName) error {
 	var found []ddl.NonceCandidate
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		found = found[:0]
 		rows, err := q.QueryContext(ctx, `SELECT datname, oid::bigint, datdba = (SELECT oid FROM pg_roles WHERE rolname = current_user)
 			FROM pg_database WHERE starts_with(datname, $1)`, ddl.NoncePrefixFor(db))
@@ -153,7 +153,7 @@ func (s *Server) dropLeftoverNonces(ctx context.Context, db ddl.DatabaseName) er
 		return rows.Err()
 	})
 	if err != nil {
-		return s.readError("list nonce databases left by earlier claims of "+db.String(), err)
+		return s.sess.readError("list nonce databases left by earlier claims of "+db.String(), err)
 	}
 	for _, c := range found {
 		drop, ok := ddl.DropLeftoverNonce(db, c)
@@ -163,7 +163,7 @@ func (s *Server) dropLeftoverNonces(ctx context.Context, db ddl.DatabaseName) er
 		if empty, err := s.nonceHoldsNothing(ctx, c.Name); err != nil || !empty {
 			continue // not provably empty: left alone
 		}
-		if err := s.exec(ctx, drop); err != nil {
+		if err := s.sess.exec(ctx, drop); err != nil {
 			return err
 		}
 	}
@@ -176,10 +176,10 @@ func (s *Server) dropLeftoverNonces(ctx context.Context, db ddl.DatabaseName) er
 // the connection is closed again before the drop, which it would block.
 func (s *Server) nonceHoldsNothing(ctx context.Context, name string) (bool, error) {
 	var n int64
-	err := s.queryIn(ctx, name, func(ctx context.Context, q queryer) error {
+	err := s.sess.queryIn(ctx, name, func(ctx context.Context, q queryer) error {
 		return q.QueryRowContext(ctx, ddl.NonceHoldsSomethingQuery).Scan(&n)
 	})
-	s.closeTenantPool(name)
+	s.sess.closeTenantPool(name)
 	return err == nil && n == 0, err
 }
 

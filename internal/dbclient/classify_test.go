@@ -180,7 +180,7 @@ func TestStatementErrorWithholdsSecrets(t *testing.T) {
 // taken effect).
 func TestKilledConnection(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *env) {
-		conn, err := e.s.db.Conn(e.ctx)
+		conn, err := e.s.sess.db.Conn(e.ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +237,7 @@ func TestReadOnlyServer(t *testing.T) {
 			db, owner := e.newDB("ro"), e.newUser("roo")
 
 			st := e.s.dialect().CreateDatabase(db, ddl.DefaultCharset(e.engine), ddl.DefaultCollation(e.engine)).Statements[0]
-			rawErr := e.s.run(e.ctx, st)
+			rawErr := e.s.sess.run(e.ctx, st)
 			if rawErr == nil {
 				t.Fatal("CREATE DATABASE succeeded on a read-only server")
 			}
@@ -413,7 +413,7 @@ func TestAddressJoinsHostAndPort(t *testing.T) {
 			t.Errorf("mysql %q: Net %q Addr %q, want tcp %q", host, cfg.Net, cfg.Addr, fmt.Sprintf(want, 3306))
 		}
 		pg := Spec{Name: "s", Engine: ddl.EnginePostgres, Host: host, Port: 5432, TLS: TLSDisable}
-		pcfg, err := pg.pgxConfig("", 0)
+		pcfg, err := pg.pgxConfig("")
 		if err != nil {
 			t.Fatal(err)
 		}

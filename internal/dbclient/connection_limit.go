@@ -30,7 +30,7 @@ func (s *Server) SetOwnerConnectionLimit(ctx context.Context, db ddl.DatabaseNam
 		if err := s.requireAdministers(ctx, user); err != nil {
 			return err
 		}
-		if err := s.exec(ctx, ddl.SetConnectionLimit(s.info, user, limit)); err != nil {
+		if err := s.sess.exec(ctx, ddl.SetConnectionLimit(s.info, user, limit)); err != nil {
 			return err
 		}
 		rctx, cancel := readBackContext(ctx)

@@ -18,7 +18,7 @@ func (s *Server) defaultACLs(ctx context.Context, db ddl.DatabaseName, role stri
 		return ddl.DefaultACLs{}, nil
 	}
 	var rows []ddl.DefaultACLRow
-	err := s.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {
+	err := s.sess.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {
 		rows = nil
 		// Inside the tenant's database: functions qualified, the rest
 		// under the pinned search_path (see pgGrantQuery).
@@ -54,7 +54,7 @@ ORDER BY 1, 2, 3, 5`, role)
 		return rs.Err()
 	})
 	if err != nil {
-		return ddl.DefaultACLs{}, s.readError("read the default privileges of "+role, err)
+		return ddl.DefaultACLs{}, s.sess.readError("read the default privileges of "+role, err)
 	}
 	acls, err := ddl.NewDefaultACLs(rows)
 	if err != nil {
@@ -70,7 +70,7 @@ ORDER BY 1, 2, 3, 5`, role)
 // ones a grant made (see ddl.DefaultACLs.MadeByGrants).
 func (s *Server) connectGrantees(ctx context.Context, db ddl.DatabaseName) (map[string]bool, error) {
 	out := map[string]bool{}
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		clear(out)
 		rows, err := q.QueryContext(ctx, `SELECT pg_get_userbyid(a.grantee) FROM pg_database d, aclexplode(d.datacl) a
 WHERE d.datname = $1 AND a.privilege_type = 'CONNECT' AND a.grantee <> 0`, db.String())
@@ -88,7 +88,7 @@ WHERE d.datname = $1 AND a.privilege_type = 'CONNECT' AND a.grantee <> 0`, db.St
 		return rows.Err()
 	})
 	if err != nil {
-		return nil, s.readError("read who may connect to "+db.String(), err)
+		return nil, s.sess.readError("read who may connect to "+db.String(), err)
 	}
 	return out, nil
 }

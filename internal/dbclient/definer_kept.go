@@ -67,7 +67,7 @@ func (s *Server) keepDefiner(ctx context.Context, db ddl.DatabaseName, user ddl.
 		return dropErr
 	}
 	// Locked first: whatever fails after, the login no longer logs in.
-	if err := s.exec(ctx, ddl.LockLogin(user)); err != nil {
+	if err := s.sess.exec(ctx, ddl.LockLogin(user)); err != nil {
 		return err
 	}
 	if revoke {
@@ -103,14 +103,14 @@ const accountLockedQuery = `SELECT account_locked FROM mysql.user WHERE User = ?
 // loginLocked reads whether user exists and whether it is locked.
 func (s *Server) loginLocked(ctx context.Context, user ddl.Username) (found, locked bool, err error) {
 	var v string
-	err = s.query(ctx, func(ctx context.Context, q queryer) error {
+	err = s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		return q.QueryRowContext(ctx, accountLockedQuery, user.String(), user.Host()).Scan(&v)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, false, nil
 	}
 	if err != nil {
-		return false, false, s.readError("read whether login "+user.String()+" is locked", err)
+		return false, false, s.sess.readError("read whether login "+user.String()+" is locked", err)
 	}
 	return true, strings.EqualFold(v, "Y"), nil
 }
@@ -153,7 +153,7 @@ func (s *Server) unlockIfLocked(ctx context.Context, user ddl.Username) error {
 	if err != nil || !locked {
 		return err
 	}
-	return s.exec(ctx, ddl.UnlockLogin(user))
+	return s.sess.exec(ctx, ddl.UnlockLogin(user))
 }
 
 // definedObjects lists what user is the DEFINER of, in every schema the
@@ -168,7 +168,7 @@ func (s *Server) definedObjects(ctx context.Context, user ddl.Username) ([]strin
 		`SELECT 'EVENT', EVENT_SCHEMA, EVENT_NAME FROM information_schema.EVENTS WHERE DEFINER = ? ORDER BY 2, 3`,
 	}
 	var out []string
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		out = nil
 		for _, query := range queries {
 			rows, err := q.QueryContext(ctx, query, ddl.MySQLDefiner(user))
@@ -191,7 +191,7 @@ func (s *Server) definedObjects(ctx context.Context, user ddl.Username) ([]strin
 		return nil
 	})
 	if err != nil {
-		return nil, s.readError("list the objects login "+user.String()+" is the DEFINER of", err)
+		return nil, s.sess.readError("list the objects login "+user.String()+" is the DEFINER of", err)
 	}
 	return out, nil
 }

@@ -42,7 +42,7 @@ func TestSSHBastion_poolReuse(t *testing.T) {
 			seen := map[int64]bool{}
 			for range 4 {
 				var id int64
-				if err := s.db.QueryRowContext(t.Context(), q).Scan(&id); err != nil {
+				if err := s.sess.db.QueryRowContext(t.Context(), q).Scan(&id); err != nil {
 					t.Fatal(err)
 				}
 				seen[id] = true

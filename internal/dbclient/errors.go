@@ -318,3 +318,11 @@ func readDetailHint(err error) string {
 	}
 	return pgDetailHint(err)
 }
+
+func (s *Session) readError(what string, err error) error {
+	var refusal *ddl.Error
+	if errors.As(err, &refusal) {
+		return err
+	}
+	return fmt.Errorf("%s: %s: %w%s", s.spec.describe(), what, err, readDetailHint(err))
+}

@@ -79,12 +79,15 @@ func retryIf(ctx context.Context, spec Spec, idempotent bool, fn func(context.Co
 }
 
 // exec is Exec for the tenant operations, which invalidate precisely.
-func (s *Server) exec(ctx context.Context, plan ddl.Plan) error {
-	// What the statements change, the operation's next reads see.
-	forgetDatabaseReads(ctx)
-	if !plan.Empty() {
-		// Whatever the statements touched, refreshes read it again.
-		defer s.invalidateAccounts()
+func (s *Session) exec(ctx context.Context, plan ddl.Plan) error {
+	// What the statements change, the operation's next reads see, and
+	// whatever they touched, refreshes read again (the layer above's
+	// caches: WriteHooks).
+	if s.hooks.BeforeWrite != nil {
+		s.hooks.BeforeWrite(ctx)
+	}
+	if !plan.Empty() && s.hooks.AfterWrite != nil {
+		defer s.hooks.AfterWrite()
 	}
 	if plan.Transaction && s.spec.Engine == ddl.EnginePostgres {
 		// Whole or nothing: a failed transaction is rolled back, so its
@@ -114,7 +117,7 @@ func (s *Server) exec(ctx context.Context, plan ddl.Plan) error {
 // before DROP OWNED BY new, or DROP OWNED drops the tenant's tables), so
 // nothing runs after a step that failed, and the error says what ran, what
 // failed, and what was not run.
-func (s *Server) undo(ctx context.Context, plan ddl.Plan, failed int, cause error) error {
+func (s *Session) undo(ctx context.Context, plan ddl.Plan, failed int, cause error) error {
 	for j, u := range plan.Undo {
 		if uerr := s.execOne(context.WithoutCancel(ctx), u); uerr != nil {
 			return &undoError{server: s.spec.describe(), cause: cause, plan: plan, failed: failed, undoFailed: j, undoErr: uerr}
@@ -123,7 +126,7 @@ func (s *Server) undo(ctx context.Context, plan ddl.Plan, failed int, cause erro
 	return cause
 }
 
-func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
+func (s *Session) execOne(ctx context.Context, st ddl.Statement) error {
 	s.touched(st.Database)
 	defer s.logStatement(ctx, st.Database, st, time.Now())
 	lockLost := false
@@ -155,9 +158,9 @@ func (s *Server) execOne(ctx context.Context, st ddl.Statement) error {
 
 // logStatement reports one statement (redacted) and how long it took.
 // database is where it ran ("" the maintenance database).
-func (s *Server) logStatement(ctx context.Context, database string, st ddl.Statement, start time.Time) {
-	if s.registry.log != nil {
-		s.registry.log(ctx, "tenantdb statement", map[string]any{
+func (s *Session) logStatement(ctx context.Context, database string, st ddl.Statement, start time.Time) {
+	if s.log != nil {
+		s.log(ctx, "tenantdb statement", map[string]any{
 			"server": s.spec.Name, "database": database,
 			"statement": st.String(), "duration_ms": time.Since(start).Milliseconds(),
 		})
@@ -167,7 +170,7 @@ func (s *Server) logStatement(ctx context.Context, database string, st ddl.State
 // statementFailed turns the error of st into what the operation reports:
 // a refusal as it is, a lock wait with its blockers, a password policy
 // with its rules.
-func (s *Server) statementFailed(ctx context.Context, st ddl.Statement, err error) error {
+func (s *Session) statementFailed(ctx context.Context, st ddl.Statement, err error) error {
 	var refusal *ddl.Error
 	if errors.As(err, &refusal) {
 		return err
@@ -181,7 +184,7 @@ func (s *Server) statementFailed(ctx context.Context, st ddl.Statement, err erro
 	return err
 }
 
-func (s *Server) run(ctx context.Context, st ddl.Statement) error {
+func (s *Session) run(ctx context.Context, st ddl.Statement) error {
 	if s.spec.Engine != ddl.EnginePostgres {
 		return s.runKillable(ctx, st)
 	}
@@ -207,13 +210,13 @@ func (s *Server) run(ctx context.Context, st ddl.Statement) error {
 }
 
 // query runs a read on the admin pool with retries.
-func (s *Server) query(ctx context.Context, fn func(ctx context.Context, db queryer) error) error {
+func (s *Session) query(ctx context.Context, fn func(ctx context.Context, db queryer) error) error {
 	lockLost := false
 	return retry(ctx, s.spec, func(ctx context.Context) error {
 		if lockLost {
 			ctx = unlocked(ctx)
 		}
-		s.registry.reads.Add(1)
+		s.counters.reads.Add(1)
 		err := fn(ctx, s.adminConn(ctx))
 		lockLost = lockLost || connectionLost(err)
 		return err
@@ -229,14 +232,14 @@ func connectionLost(err error) bool {
 }
 
 // queryIn runs a read inside a tenant database (PostgreSQL).
-func (s *Server) queryIn(ctx context.Context, database string, fn func(ctx context.Context, db queryer) error) error {
+func (s *Session) queryIn(ctx context.Context, database string, fn func(ctx context.Context, db queryer) error) error {
 	return retry(ctx, s.spec, func(ctx context.Context) error {
 		db, release, err := s.tenantDB(database)
 		if err != nil {
 			return err
 		}
 		defer release()
-		s.registry.reads.Add(1)
+		s.counters.reads.Add(1)
 		return fn(ctx, db)
 	})
 }
@@ -263,7 +266,7 @@ func unlocked(ctx context.Context) context.Context {
 // connection that holds the lock. Taking a second pool connection while
 // holding one would deadlock once every pool connection holds a lock and
 // waits for another (Terraform runs 10 operations at once; the pool has 8).
-func (s *Server) adminConn(ctx context.Context) queryer {
+func (s *Session) adminConn(ctx context.Context) queryer {
 	if c, ok := ctx.Value(lockedConnKey{}).(*sql.Conn); ok {
 		return c
 	}

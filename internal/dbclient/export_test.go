@@ -32,7 +32,7 @@ func (s *Server) AlterDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 		return err
 	}
 	defer s.invalidateDatabase(db)
-	return s.withLock(ctx, db, func(ctx context.Context) error { return s.exec(ctx, plan) })
+	return s.withLock(ctx, db, func(ctx context.Context) error { return s.sess.exec(ctx, plan) })
 }
 
 // DropDatabase drops a database this provider created. On PostgreSQL it
@@ -48,7 +48,7 @@ func (s *Server) DropDatabase(ctx context.Context, db ddl.DatabaseName) error {
 func (s *Server) CreateLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password, privs ddl.PrivilegeSet) error {
 	defer s.invalidateDatabase(db) // PostgreSQL: the owner changes
 	return s.withLock(ctx, db, func(ctx context.Context) error {
-		err := s.exec(ctx, s.dialect().CreateOwner(db, user, pw, privs))
+		err := s.sess.exec(ctx, s.dialect().CreateOwner(db, user, pw, privs))
 		if isUserExists(err) {
 			return ddl.ErrPreExistingOwnerUser(s.spec.Name, s.spec.Engine, db, user)
 		}
@@ -63,7 +63,7 @@ func (s *Server) RevokeAll(ctx context.Context, db ddl.DatabaseName, grantee ddl
 		if err != nil {
 			return err
 		}
-		return s.exec(ctx, s.dialect().RevokeAll(db, grantee, owner))
+		return s.sess.exec(ctx, s.dialect().RevokeAll(db, grantee, owner))
 	})
 }
 
@@ -75,13 +75,13 @@ func (s *Server) RevokeAll(ctx context.Context, db ddl.DatabaseName, grantee ddl
 func (s *Server) Exec(ctx context.Context, plan ddl.Plan) error {
 	// A caller-built plan may touch any database: forget the snapshot.
 	defer s.invalidateCatalog()
-	return s.exec(ctx, plan)
+	return s.sess.exec(ctx, plan)
 }
 
 // LoginExists reports whether a login ('user'@'%' on MySQL) or role exists.
 func (s *Server) LoginExists(ctx context.Context, user ddl.Username) (bool, error) {
 	var one int
-	err := s.query(ctx, func(ctx context.Context, db queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, db queryer) error {
 		if s.spec.Engine == ddl.EnginePostgres {
 			return db.QueryRowContext(ctx, `SELECT 1 FROM pg_roles WHERE rolname = $1`, user.String()).Scan(&one)
 		}
@@ -91,7 +91,7 @@ func (s *Server) LoginExists(ctx context.Context, user ddl.Username) (bool, erro
 		return false, nil
 	}
 	if err != nil {
-		return false, s.readError("read login "+user.String(), err)
+		return false, s.sess.readError("read login "+user.String(), err)
 	}
 	return true, nil
 }

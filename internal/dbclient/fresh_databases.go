@@ -18,7 +18,7 @@ import "github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 // sets them again.)
 
 // markFresh records that this process has just claimed db.
-func (s *Server) markFresh(db ddl.DatabaseName) {
+func (s *Session) markFresh(db ddl.DatabaseName) {
 	s.freshMu.Lock()
 	defer s.freshMu.Unlock()
 	if s.fresh == nil {
@@ -29,7 +29,7 @@ func (s *Server) markFresh(db ddl.DatabaseName) {
 
 // touched records that a statement ran inside database (it may have set
 // default privileges there).
-func (s *Server) touched(database string) {
+func (s *Session) touched(database string) {
 	if database == "" {
 		return
 	}
@@ -40,7 +40,7 @@ func (s *Server) touched(database string) {
 
 // isFresh reports whether db was claimed by this process and no statement
 // of this process has run inside it since.
-func (s *Server) isFresh(db ddl.DatabaseName) bool {
+func (s *Session) isFresh(db ddl.DatabaseName) bool {
 	s.freshMu.Lock()
 	defer s.freshMu.Unlock()
 	return s.fresh[db.String()]

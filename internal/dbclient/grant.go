@@ -100,7 +100,7 @@ func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 			return s.readGrantShallow(ctx, db, user, st)
 		}
 		if err != nil {
-			return st, s.readError(fmt.Sprintf("read the grant of %s on %s", user, db), err)
+			return st, s.sess.readError(fmt.Sprintf("read the grant of %s on %s", user, db), err)
 		}
 		if g.principalOID == "" {
 			return st, nil
@@ -339,7 +339,7 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 		}
 		g, err := s.pgGrantRead(ctx, db, user, true)
 		if err != nil {
-			return s.readError(fmt.Sprintf("read the grant of %s on %s", user, db), err)
+			return s.sess.readError(fmt.Sprintf("read the grant of %s on %s", user, db), err)
 		}
 		if g.granteeIsOwner {
 			out = GrantRevoke{Outcome: NotOurs, Why: fmt.Sprintf("Principal %q now owns database %q, and revoking from the "+
@@ -350,12 +350,12 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 		if err != nil {
 			return err
 		}
-		if err := s.exec(ctx, ddl.RevokeGrant(s.dialect(), db, user, owner, g.scope)); err != nil {
+		if err := s.sess.exec(ctx, ddl.RevokeGrant(s.dialect(), db, user, owner, g.scope)); err != nil {
 			return err
 		}
 		after, err := s.pgGrantRead(ctx, db, user, true)
 		if err != nil {
-			return s.readError(fmt.Sprintf("read the grant of %s on %s back", user, db), err)
+			return s.sess.readError(fmt.Sprintf("read the grant of %s on %s back", user, db), err)
 		}
 		if left := after.read.Held().Any; len(left) > 0 || len(after.read.Database) > 0 || after.read.UsableSchemas > 0 {
 			return fmt.Errorf("%s: after revoking, %q still holds %v (database rights %v, USAGE on %d schema(s)) on %q",
@@ -379,7 +379,7 @@ func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user 
 		}
 		g, err := s.pgGrantRead(ctx, db, user, true)
 		if err != nil {
-			return ddl.GrantHeld{}, nil, s.readError(fmt.Sprintf("read the grant of %s on %s", user, db), err)
+			return ddl.GrantHeld{}, nil, s.sess.readError(fmt.Sprintf("read the grant of %s on %s", user, db), err)
 		}
 		return g.read.Held(), &g, nil
 	}
@@ -430,7 +430,7 @@ func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user 
 		return err
 	}
 	// PostgreSQL: the privilege change is one transaction, all or nothing.
-	if err := s.exec(ctx, ddl.InOneTransaction(s.dialect(), ddl.SyncGrant(s.dialect(), db, user, owner, scope, diff))); err != nil {
+	if err := s.sess.exec(ctx, ddl.InOneTransaction(s.dialect(), ddl.SyncGrant(s.dialect(), db, user, owner, scope, diff))); err != nil {
 		if codesPrincipalMissing[codeOf(err)] {
 			if _, found, lerr := s.LoginIdentity(ctx, user); lerr == nil && !found {
 				return ddl.ErrGrantUserMissing(s.spec.Name, user)
@@ -478,7 +478,7 @@ func (s *Server) withGrantLock(ctx context.Context, db ddl.DatabaseName, user dd
 		if !ok {
 			return errors.New("internal error: principal lock taken outside a tenant lock")
 		}
-		release, err := s.lockOn(ctx, conn, "tenantdb-principal:"+user.String())
+		release, err := s.sess.lockOn(ctx, conn, "tenantdb-principal:"+user.String())
 		if err != nil {
 			return err
 		}
@@ -553,7 +553,7 @@ UNION ALL SELECT 'principal', oid::text, false, 0 FROM g`
 // the scope to schema public (the Dialect's SyncPrivileges).
 func (s *Server) pgGrantRead(ctx context.Context, db ddl.DatabaseName, grantee ddl.Username, allSchemas bool) (pgGrant, error) {
 	var g pgGrant
-	err := s.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {
+	err := s.sess.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {
 		g = pgGrant{read: ddl.PostgresGrantRead{OnTables: map[ddl.Privilege]int{}, InDefaults: map[ddl.Privilege]int{}}}
 		rows, err := q.QueryContext(ctx, pgGrantQuery, grantee.String(), allSchemas)
 		if err != nil {

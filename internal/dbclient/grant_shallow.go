@@ -58,7 +58,7 @@ FROM pg_database d, aclexplode(d.datacl) a WHERE a.grantee <> 0`, func() { clear
 			return nil
 		})
 		if err != nil {
-			return nil, s.readError(fmt.Sprintf("read the database privileges of %s", user), err)
+			return nil, s.sess.readError(fmt.Sprintf("read the database privileges of %s", user), err)
 		}
 		a.acls, a.aclsAt = acls, time.Now()
 	}

@@ -224,7 +224,7 @@ func TestGrantStatementNeverCreatesAccount(t *testing.T) {
 		ghost := e.newUser("race")
 		diff := ddl.GrantHeld{}.Diff(e.s.Info(), mustPrivileges(t, e.engine, "SELECT"))
 		scope := ddl.PostgresGrantScope{Schemas: []ddl.SchemaName{must(ddl.NewCatalogSchemaName("public"))}}
-		err := e.s.exec(e.ctx, ddl.SyncGrant(e.s.dialect(), db, ghost, owner, scope, diff))
+		err := e.s.sess.exec(e.ctx, ddl.SyncGrant(e.s.dialect(), db, ghost, owner, scope, diff))
 		if err == nil {
 			t.Fatal("a grant to a missing principal succeeded")
 		}

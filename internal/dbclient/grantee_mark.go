@@ -47,7 +47,7 @@ func (s *Server) connectGranteeOIDs(ctx context.Context, db ddl.DatabaseName) ([
 WHERE d.datname = $1 AND a.privilege_type = 'CONNECT' AND a.grantee <> 0 AND a.grantee <> d.datdba
 GROUP BY a.grantee ORDER BY a.grantee`, db.String())
 	if err != nil {
-		return nil, s.readError("read who may connect to "+db.String(), err)
+		return nil, s.sess.readError("read who may connect to "+db.String(), err)
 	}
 	return out, nil
 }
@@ -78,5 +78,5 @@ func (s *Server) markGrantee(ctx context.Context, db ddl.DatabaseName, principal
 	if err != nil {
 		return err
 	}
-	return s.exec(ctx, ddl.RecordGrantees(owner, next))
+	return s.sess.exec(ctx, ddl.RecordGrantees(owner, next))
 }

@@ -154,9 +154,9 @@ func TestGuard_sessionLockTimeout(t *testing.T) {
 			}
 			var err error
 			if database == "" {
-				err = s.query(e.ctx, fn)
+				err = s.sess.query(e.ctx, fn)
 			} else {
-				err = s.queryIn(e.ctx, database, fn)
+				err = s.sess.queryIn(e.ctx, database, fn)
 			}
 			if err != nil {
 				t.Fatal(err)

@@ -62,14 +62,14 @@ func (s *Server) roleMark(ctx context.Context, user string) (mark ddl.OwnerMark,
 		return ddl.OwnerMark{}, false, nil
 	}
 	var comment string
-	err = s.query(ctx, func(ctx context.Context, q queryer) error {
+	err = s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		return q.QueryRowContext(ctx, `SELECT COALESCE(shobj_description(oid, 'pg_authid'), '') FROM pg_roles WHERE rolname = $1`, user).Scan(&comment)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return ddl.OwnerMark{}, false, nil
 	}
 	if err != nil {
-		return ddl.OwnerMark{}, false, s.readError("read the mark of login "+user, err)
+		return ddl.OwnerMark{}, false, s.sess.readError("read the mark of login "+user, err)
 	}
 	mark, ok = ddl.ParseOwnerMark(comment)
 	return mark, ok, nil
@@ -122,7 +122,7 @@ func (s *Server) finishHalfMade(ctx context.Context, user ddl.Username, want ddl
 	// ROLE) would take the tenant's work from it. Every statement of the
 	// finish is idempotent: a failed finish leaves the login as found,
 	// with its open mark, and the next apply finishes it.
-	if err := s.exec(ctx, finish); err != nil {
+	if err := s.sess.exec(ctx, finish); err != nil {
 		return &finishHalfMadeError{user: user, err: err}
 	}
 	return s.ledgerFinishAdopted(ctx, user)
@@ -185,11 +185,11 @@ func (s *Server) rotationFinished(ctx context.Context, got ddl.OwnerMark) (bool,
 		return false, nil
 	}
 	var n int
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		return q.QueryRowContext(ctx, `SELECT count(*) FROM pg_roles WHERE oid = $1::oid`, got.FromRole).Scan(&n)
 	})
 	if err != nil {
-		return false, s.readError("read role "+got.FromRole, err)
+		return false, s.sess.readError("read role "+got.FromRole, err)
 	}
 	return n == 0, nil
 }
@@ -281,7 +281,7 @@ func (s *Server) undoHalfMadeRotation(ctx context.Context, db ddl.DatabaseName, 
 	if err != nil {
 		return nil //nolint:nilerr // not a name tenantdb makes: not ours, nothing to undo
 	}
-	return s.exec(ctx, ddl.UndoRotation(db, owner, taker))
+	return s.sess.exec(ctx, ddl.UndoRotation(db, owner, taker))
 }
 
 // roleOID is the OID part of a PostgreSQL login identity (pg:<sid>:<oid>).

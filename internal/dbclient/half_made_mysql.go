@@ -77,7 +77,7 @@ func (s *Server) loginTraceOf(ctx context.Context, user ddl.Username) (loginTrac
 		return loginTrace{limit: limit, noAttribute: true}, found, err
 	}
 	var tr loginTrace
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		return q.QueryRowContext(ctx, `SELECT `+mysqlLoginAttribute+`, u.max_updates FROM mysql.user u WHERE u.User = ? AND u.Host = ?`,
 			user.String(), user.Host()).Scan(&tr.attr, &tr.limit)
 	})
@@ -85,7 +85,7 @@ func (s *Server) loginTraceOf(ctx context.Context, user ddl.Username) (loginTrac
 		return loginTrace{}, false, nil
 	}
 	if err != nil {
-		return loginTrace{}, false, s.readError("read the mark of login "+user.Quoted(), err)
+		return loginTrace{}, false, s.sess.readError("read the mark of login "+user.Quoted(), err)
 	}
 	return tr, true, nil
 }
@@ -102,14 +102,14 @@ func (s *Server) ledgerClaimOn(ctx context.Context, db ddl.DatabaseName, user dd
 		return "", nil
 	}
 	var claim string
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		return q.QueryRowContext(ctx, ddl.LedgerLastClaimOnQuery, user.String(), user.Host(), db.String()).Scan(&claim)
 	})
 	switch {
 	case errors.Is(err, sql.ErrNoRows) || ledgerMissing(err):
 		return "", nil
 	case err != nil:
-		return "", s.readError("read the ledger rows of login "+user.Quoted(), err)
+		return "", s.sess.readError("read the ledger rows of login "+user.Quoted(), err)
 	}
 	if _, ok := ddl.ParseClaimMark(claim); !ok {
 		return "", nil

@@ -55,7 +55,7 @@ func TestHalfMadeMySQL_adoptionRules(t *testing.T) {
 		if err := s.ledgerOpen(e.ctx, claim, user, markDB, from, privs); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.exec(e.ctx, ddl.Plan{Statements: create.Statements[:1]}); err != nil {
+		if err := s.sess.exec(e.ctx, ddl.Plan{Statements: create.Statements[:1]}); err != nil {
 			t.Fatal(err)
 		}
 		if got, ok, err := s.loginMark(e.ctx, user); err != nil || !ok || got.Finished || got.Database != markDB || got.FromRole != from {

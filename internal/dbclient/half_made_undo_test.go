@@ -40,7 +40,7 @@ func TestFinishHalfMade_failureLeavesAdoptedLogin(t *testing.T) {
 		t.Fatal(err)
 	}
 	create := ddl.MarkOwnerLogin(d, ddl.CreateMarkedOwner(d, db, user, mustPassword(t, pw), privs, ddl.NewClaimMark()), user, mark)
-	if err := s.exec(e.ctx, ddl.Plan{Statements: create.Statements}); err != nil {
+	if err := s.sess.exec(e.ctx, ddl.Plan{Statements: create.Statements}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -272,11 +272,11 @@ func (s *Server) serverID(ctx context.Context) (string, error) {
 	if s.info.Flavor == ddl.FlavorPostgres {
 		q = `SELECT system_identifier::text FROM pg_control_system()`
 	}
-	err := s.query(ctx, func(ctx context.Context, db queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, db queryer) error {
 		return db.QueryRowContext(ctx, q).Scan(&id)
 	})
 	if err != nil {
-		return "", s.readError("read the server's identity", err)
+		return "", s.sess.readError("read the server's identity", err)
 	}
 	c.mu.Lock()
 	c.serverID = id
@@ -349,7 +349,7 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 			if st, err = s.claimPostgres(ctx, db, cs, co); err != nil {
 				return err
 			}
-			s.markFresh(db)
+			s.sess.markFresh(db)
 			rctx, cancel := readBackContext(ctx) // the claim committed
 			defer cancel()
 			id, err = s.identityOf(rctx, st)
@@ -360,7 +360,7 @@ func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 		if f := fault(faultClaimLostBefore, db.String()); f != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], f)
 		} else {
-			err = s.exec(ctx, plan)
+			err = s.sess.exec(ctx, plan)
 		}
 		if f := fault(faultClaimLostAfter, db.String()); err == nil && f != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], f)
@@ -439,7 +439,7 @@ func (s *Server) AlterOwnDatabase(ctx context.Context, db ddl.DatabaseName, cs d
 		if c.Verdict = Compare(recorded, c.Identity); c.Verdict != Same {
 			return s.errNotRecordedDatabase(db, recorded, c)
 		}
-		return s.exec(ctx, plan)
+		return s.sess.exec(ctx, plan)
 	})
 }
 
@@ -485,7 +485,7 @@ func (s *Server) MarkImportedDatabase(ctx context.Context, db ddl.DatabaseName, 
 			c.Verdict = Compare(recorded, c.Identity)
 			return s.errNotRecordedDatabase(db, recorded, c)
 		}
-		if err := s.exec(ctx, ddl.MarkDatabase(s.info, db, ddl.NewClaimMark())); err != nil {
+		if err := s.sess.exec(ctx, ddl.MarkDatabase(s.info, db, ddl.NewClaimMark())); err != nil {
 			return err
 		}
 		st, err := s.databaseDirect(ctx, db)

@@ -34,7 +34,7 @@ FROM pg_catalog.pg_roles r WHERE r.rolname = $1`
 func (s *Server) keeperState(ctx context.Context, db ddl.DatabaseName) (bool, ddl.KeeperFault, error) {
 	var f ddl.KeeperFault
 	found := true
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		f = ddl.KeeperFault{}
 		var login, super, createdb, createrole, repl, bypass, administers bool
 		var memberOf, members, elsewhere string
@@ -68,7 +68,7 @@ func (s *Server) keeperState(ctx context.Context, db ddl.DatabaseName) (bool, dd
 		return nil
 	})
 	if err != nil {
-		return false, f, s.readError("read the keeper role of database "+db.String(), err)
+		return false, f, s.sess.readError("read the keeper role of database "+db.String(), err)
 	}
 	return found, f, nil
 }
@@ -115,7 +115,7 @@ func (s *Server) withKeeperHandedTo(ctx context.Context, db ddl.DatabaseName, ow
 // (NOLOGIN: an offboarding's lock-out). A missing login reads as not.
 func (s *Server) lockedOut(ctx context.Context, user ddl.Username) (bool, error) {
 	locked := false
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		locked = false
 		err := q.QueryRowContext(ctx, `SELECT NOT rolcanlogin FROM pg_catalog.pg_roles WHERE rolname = $1`, user.String()).Scan(&locked)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -124,7 +124,7 @@ func (s *Server) lockedOut(ctx context.Context, user ddl.Username) (bool, error)
 		return err
 	})
 	if err != nil {
-		return false, s.readError("read whether login "+user.String()+" may log in", err)
+		return false, s.sess.readError("read whether login "+user.String()+" may log in", err)
 	}
 	return locked, nil
 }

@@ -27,14 +27,14 @@ func (s *Server) grantRecord(ctx context.Context, db ddl.DatabaseName, user ddl.
 		return nil, false, nil
 	}
 	var list, status string
-	err = s.query(ctx, func(ctx context.Context, q queryer) error {
+	err = s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		return q.QueryRowContext(ctx, ddl.LedgerGrantQuery, user.String(), user.Host(), db.String()).Scan(&list, &status)
 	})
 	switch {
 	case errors.Is(err, sql.ErrNoRows), ledgerMissing(err), ledgerV1(err):
 		return nil, false, nil
 	case err != nil:
-		return nil, false, s.readError(fmt.Sprintf("read the ledger's record of what was granted to %s on %s", user, db), err)
+		return nil, false, s.sess.readError(fmt.Sprintf("read the ledger's record of what was granted to %s on %s", user, db), err)
 	}
 	return ddl.LedgerGrantedPrivileges(s.info, list, status), true, nil
 }
@@ -92,7 +92,7 @@ func (s *Server) recordRevoked(ctx context.Context, db ddl.DatabaseName, user dd
 // column, which only a write that makes rows upgrades) has nothing to
 // correct.
 func (s *Server) correctGrantRecord(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs []ddl.Privilege) error {
-	err := s.exec(ctx, ddl.Plan{Statements: []ddl.Statement{ddl.LedgerRecordGrant(user, db, privs)}})
+	err := s.sess.exec(ctx, ddl.Plan{Statements: []ddl.Statement{ddl.LedgerRecordGrant(user, db, privs)}})
 	if ledgerMissing(err) || ledgerV1(err) {
 		return nil
 	}
@@ -126,7 +126,7 @@ func (s *Server) revokeRecordedLocked(ctx context.Context, db ddl.DatabaseName, 
 	}
 	out.Revoked = ddl.IntersectPrivileges(held, rec)
 	if len(out.Revoked) > 0 {
-		if err := s.exec(ctx, ddl.RevokePrivileges(s.dialect(), db, user, out.Revoked)); err != nil {
+		if err := s.sess.exec(ctx, ddl.RevokePrivileges(s.dialect(), db, user, out.Revoked)); err != nil {
 			return out, err
 		}
 	}

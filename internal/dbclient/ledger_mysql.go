@@ -49,11 +49,11 @@ func (s *Server) ledgerWrite(ctx context.Context, plan ddl.Plan) error {
 			return err
 		}
 	}
-	err := s.exec(ctx, plan)
+	err := s.sess.exec(ctx, plan)
 	if ready && ledgerMissing(err) {
 		// Dropped since this process made sure of it: make it again.
 		if err = s.ensureLedger(ctx); err == nil {
-			err = s.exec(ctx, plan)
+			err = s.sess.exec(ctx, plan)
 		}
 	}
 	if err != nil {
@@ -69,20 +69,20 @@ func (s *Server) ledgerWrite(ctx context.Context, plan ddl.Plan) error {
 // to date (its host column, issue 46), in place: idempotent, and run by
 // the admin before the first ledger write of a process.
 func (s *Server) ensureLedger(ctx context.Context) error {
-	if err := s.exec(ctx, ddl.EnsureLedger()); err != nil {
+	if err := s.sess.exec(ctx, ddl.EnsureLedger()); err != nil {
 		return err
 	}
 	var n int
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		return q.QueryRowContext(ctx, ddl.LedgerHostColumnQuery).Scan(&n)
 	})
 	if err != nil {
-		return s.readError("read the ledger's columns", err)
+		return s.sess.readError("read the ledger's columns", err)
 	}
 	if n > 0 {
 		return nil
 	}
-	if err := s.exec(ctx, ddl.UpgradeLedger()); err != nil && codeOf(err) != "mysql:1060" {
+	if err := s.sess.exec(ctx, ddl.UpgradeLedger()); err != nil && codeOf(err) != "mysql:1060" {
 		return err // 1060: another process added the column first
 	}
 	return nil
@@ -111,7 +111,7 @@ func (s *Server) ledgerSet(ctx context.Context, claim ddl.ClaimMark, status stri
 	if !s.usesLedger() || claim.IsZero() {
 		return nil
 	}
-	return s.exec(ctx, ddl.Plan{Statements: []ddl.Statement{ddl.LedgerSetStatus(claim, status)}})
+	return s.sess.exec(ctx, ddl.Plan{Statements: []ddl.Statement{ddl.LedgerSetStatus(claim, status)}})
 }
 
 // ledgerDropped records that tenantdb dropped user.
@@ -120,14 +120,14 @@ func (s *Server) ledgerDropped(ctx context.Context, user ddl.Username) error {
 		return nil
 	}
 	dropped := ddl.Plan{Statements: []ddl.Statement{ddl.LedgerLoginDropped(user), ddl.LedgerGrantsDropped(user)}}
-	err := s.exec(ctx, dropped)
+	err := s.sess.exec(ctx, dropped)
 	if ledgerMissing(err) {
 		return nil // made by an earlier version: nothing recorded
 	}
 	if ledgerV1(err) {
 		// A ledger an earlier version made: upgrade it (its rows are '%').
 		if err = s.ensureLedger(ctx); err == nil {
-			err = s.exec(ctx, dropped)
+			err = s.sess.exec(ctx, dropped)
 		}
 	}
 	return err
@@ -147,14 +147,14 @@ func (s *Server) ledgerLogin(ctx context.Context, user ddl.Username) ([]ddl.Ledg
 	case ledgerMissing(err):
 		return nil, nil
 	case err != nil:
-		return nil, s.readError("read the ledger rows of login "+user.Quoted(), err)
+		return nil, s.sess.readError("read the ledger rows of login "+user.Quoted(), err)
 	}
 	return rows, nil
 }
 
 func (s *Server) ledgerLoginRows(ctx context.Context, query string, user ddl.Username) ([]ddl.LedgerRow, error) {
 	var rows []ddl.LedgerRow
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		rows = nil
 		rs, err := q.QueryContext(ctx, query, user.String(), user.Host())
 		if err != nil {
@@ -270,7 +270,7 @@ func loginValueOf(rows []ddl.LedgerRow, catalogValue string, tr loginTrace) (v s
 
 // execLoginDrop runs a login's drop and records it in the ledger.
 func (s *Server) execLoginDrop(ctx context.Context, user ddl.Username, drop ddl.Plan) error {
-	if err := s.exec(ctx, drop); err != nil {
+	if err := s.sess.exec(ctx, drop); err != nil {
 		return err
 	}
 	return s.ledgerDropped(ctx, user)

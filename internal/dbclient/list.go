@@ -20,7 +20,7 @@ import (
 func (s *Server) ListDatabases(ctx context.Context) ([]DatabaseState, error) {
 	all, err := s.loadCatalog(ctx)
 	if err != nil {
-		return nil, s.readError("list the databases", err)
+		return nil, s.sess.readError("list the databases", err)
 	}
 	var out []DatabaseState
 	for _, st := range all {
@@ -78,7 +78,7 @@ func (s *Server) ListOwners(ctx context.Context, dbs []DatabaseState) ([]OwnerCa
 	cols := mysqlDBColumnNames(s.info)
 	privCols := cols[:len(cols)-1] // every privilege column; Grant_priv is not one an owner needs
 	var found []OwnerCandidate
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		found = nil
 		// Every host: 'u'@'10.%' is an account of its own (issue 46).
 		rows, err := q.QueryContext(ctx, `SELECT Db, User, Host, CONCAT(`+strings.Join(privCols, ", ")+`) FROM mysql.db`)
@@ -98,7 +98,7 @@ func (s *Server) ListOwners(ctx context.Context, dbs []DatabaseState) ([]OwnerCa
 		return rows.Err()
 	})
 	if err != nil {
-		return nil, s.readError("list the owners", err)
+		return nil, s.sess.readError("list the owners", err)
 	}
 	for _, f := range found {
 		keep(f.Database, f.Username, f.Host)

@@ -21,8 +21,9 @@ const lockWait = 60 * time.Second
 // tenant, so two concurrent applies never interleave their statements on it.
 // The lock lives on a dedicated connection (both locks are per session) and
 // is released when fn returns, or by the server if the connection dies.
-func (s *Server) withLock(ctx context.Context, tenant ddl.DatabaseName, fn func(context.Context) error) error {
-	if _, held := ctx.Value(lockedConnKey{}).(*sql.Conn); held {
+// Inside a lock of the same operation, fn runs as it is (holdsLock).
+func (s *Session) withLock(ctx context.Context, tenant ddl.DatabaseName, fn func(context.Context) error) error {
+	if s.holdsLock(ctx) {
 		return fn(ctx) // already inside a lock of this operation
 	}
 	conn, release, err := s.lockedConn(ctx, "tenantdb:"+tenant.String())
@@ -31,12 +32,15 @@ func (s *Server) withLock(ctx context.Context, tenant ddl.DatabaseName, fn func(
 	}
 	defer conn.Close()
 	defer release()
-	ctx = withDatabaseReads(withConnIDCache(context.WithValue(ctx, tenantKey{}, tenant.String())))
+	ctx = withConnIDCache(context.WithValue(ctx, tenantKey{}, tenant.String()))
 	ctx = context.WithValue(ctx, lockedConnKey{}, conn)
-	if err := s.refuseInvalid(ctx, tenant); err != nil {
-		return err
-	}
 	return fn(ctx)
+}
+
+// holdsLock reports whether ctx runs inside a tenant lock of its operation.
+func (s *Session) holdsLock(ctx context.Context) bool {
+	_, held := ctx.Value(lockedConnKey{}).(*sql.Conn)
+	return held
 }
 
 // lockedConn takes a dedicated connection and the named lock on it. A
@@ -46,7 +50,7 @@ func (s *Server) withLock(ctx context.Context, tenant ddl.DatabaseName, fn func(
 // for statements on the pool, not on a *sql.Conn, so the lock is tried
 // again here on another connection (each bad one is discarded, so at most
 // the pool's size of them).
-func (s *Server) lockedConn(ctx context.Context, name string) (*sql.Conn, func(), error) {
+func (s *Session) lockedConn(ctx context.Context, name string) (*sql.Conn, func(), error) {
 	for attempt := 0; ; attempt++ {
 		var conn *sql.Conn
 		err := retry(ctx, s.spec, func(ctx context.Context) error {
@@ -71,7 +75,7 @@ func (s *Server) lockedConn(ctx context.Context, name string) (*sql.Conn, func()
 // lockOn takes the named advisory lock on conn, waiting up to lockWait.
 // PostgreSQL advisory lock keys are per database: conn is on the
 // maintenance database, like every other process's.
-func (s *Server) lockOn(ctx context.Context, conn *sql.Conn, name string) (release func(), err error) {
+func (s *Session) lockOn(ctx context.Context, conn *sql.Conn, name string) (release func(), err error) {
 	name = lockName(name)
 	if s.spec.Engine == ddl.EnginePostgres {
 		lctx, cancel := context.WithTimeout(ctx, lockWait)

@@ -31,7 +31,7 @@ func isLockTimeout(err error) bool { return codesLockTimeout[codeOf(err)] }
 
 // lockTimeoutError says what waited, for how long, and who holds locks on
 // the tenant database (as far as the admin can see).
-func (s *Server) lockTimeoutError(ctx context.Context, st ddl.Statement, err error) error {
+func (s *Session) lockTimeoutError(ctx context.Context, st ddl.Statement, err error) error {
 	tenant, _ := ctx.Value(tenantKey{}).(string)
 	if tenant == "" {
 		tenant = st.Database
@@ -74,7 +74,7 @@ func (e *lockWaitError) Unwrap() error { return e.err }
 // database (PostgreSQL: any granted lock there, or on the database object
 // itself; MySQL/MariaDB: the threads using that database, as far as the
 // admin may see them).
-func (s *Server) lockHolders(ctx context.Context, tenant string) ([]string, error) {
+func (s *Session) lockHolders(ctx context.Context, tenant string) ([]string, error) {
 	var out []string
 	err := s.query(ctx, func(ctx context.Context, q queryer) error {
 		out = nil

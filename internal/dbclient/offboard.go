@@ -39,7 +39,7 @@ func (s *Server) dropPostgresLogin(ctx context.Context, db ddl.DatabaseName, use
 	if !offboarding {
 		return s.dropPostgresLoginSteps(ctx, db, user, false)
 	}
-	if err := s.exec(ctx, ddl.LockOutLogin(user)); err != nil {
+	if err := s.sess.exec(ctx, ddl.LockOutLogin(user)); err != nil {
 		return err
 	}
 	if err := s.dropPostgresLoginSteps(ctx, db, user, true); err != nil {
@@ -72,7 +72,7 @@ func (s *Server) dropPostgresLoginSteps(ctx context.Context, db ddl.DatabaseName
 			return err
 		}
 		return s.keptIfClosed(ctx, user, closed, withDependents(s.spec.Name, user,
-			noteRemoved(ctx, removed, s.exec(ctx, foreign.Append(ddl.DropOwnedLogin(s.dialect(), db, user))))))
+			noteRemoved(ctx, removed, s.sess.exec(ctx, foreign.Append(ddl.DropOwnedLogin(s.dialect(), db, user))))))
 	}
 	if offboarding {
 		if declared, err = s.declaredGrantees(ctx, db, user); err != nil {
@@ -100,7 +100,7 @@ func (s *Server) dropPostgresLoginSteps(ctx context.Context, db ddl.DatabaseName
 	if err != nil {
 		return err
 	}
-	if err := s.exec(ctx, ddl.InOneTransaction(s.dialect(), handover)); err != nil {
+	if err := s.sess.exec(ctx, ddl.InOneTransaction(s.dialect(), handover)); err != nil {
 		return err
 	}
 	foreign, closed, removed, err := s.foreignRevokes(ctx, db, user, offboarding)
@@ -111,7 +111,7 @@ func (s *Server) dropPostgresLoginSteps(ctx context.Context, db ddl.DatabaseName
 		return err
 	}
 	return s.keptIfClosed(ctx, user, closed, withDependents(s.spec.Name, user,
-		noteRemoved(ctx, removed, s.exec(ctx, revokes.Append(foreign).Append(ddl.DropOwnedLogin(s.dialect(), db, user))))))
+		noteRemoved(ctx, removed, s.sess.exec(ctx, revokes.Append(foreign).Append(ddl.DropOwnedLogin(s.dialect(), db, user))))))
 }
 
 // keptIfClosed: DROP ROLE refused (2BP01) because the login still holds
@@ -133,7 +133,7 @@ func (s *Server) keptIfClosed(ctx context.Context, user ddl.Username, closed []s
 // (ALLOW_CONNECTIONS false). A missing database reads as open.
 func (s *Server) databaseClosed(ctx context.Context, db ddl.DatabaseName) (bool, error) {
 	closed := false
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		closed = false
 		err := q.QueryRowContext(ctx, `SELECT NOT datallowconn FROM pg_catalog.pg_database WHERE datname = $1`, db.String()).Scan(&closed)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -142,7 +142,7 @@ func (s *Server) databaseClosed(ctx context.Context, db ddl.DatabaseName) (bool,
 		return err
 	})
 	if err != nil {
-		return false, s.readError("read whether database "+db.String()+" accepts connections", err)
+		return false, s.sess.readError("read whether database "+db.String()+" accepts connections", err)
 	}
 	return closed, nil
 }
@@ -224,7 +224,7 @@ GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4`
 // onwardRows runs onwardQuery in db.
 func (s *Server) onwardRows(ctx context.Context, db ddl.DatabaseName, user ddl.Username, foreign bool, declared map[string]bool) ([]ddl.OnwardRow, error) {
 	var rows []ddl.OnwardRow
-	err := s.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {
+	err := s.sess.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {
 		rows = nil
 		rs, err := q.QueryContext(ctx, onwardQuery, user.String(), s.spec.Username, foreign, ddl.KeeperName(db).String())
 		if err != nil {
@@ -243,7 +243,7 @@ func (s *Server) onwardRows(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		return rs.Err()
 	})
 	if err != nil {
-		return nil, s.readError(fmt.Sprintf("read what is granted in database %s", db), err)
+		return nil, s.sess.readError(fmt.Sprintf("read what is granted in database %s", db), err)
 	}
 	return rows, nil
 }
@@ -310,7 +310,7 @@ type foreignHolding struct {
 // skipped and named (closed), never a reason to stop.
 func (s *Server) foreignRevokes(ctx context.Context, db ddl.DatabaseName, user ddl.Username, offboarding bool) (ddl.Plan, []string, []string, error) {
 	var hs []foreignHolding
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		hs = nil
 		rs, err := q.QueryContext(ctx, foreignQuery, user.String(), db.String())
 		if err != nil {
@@ -327,7 +327,7 @@ func (s *Server) foreignRevokes(ctx context.Context, db ddl.DatabaseName, user d
 		return rs.Err()
 	})
 	if err != nil {
-		return ddl.Plan{}, nil, nil, s.readError("read where login "+user.String()+" holds privileges", err)
+		return ddl.Plan{}, nil, nil, s.sess.readError("read where login "+user.String()+" holds privileges", err)
 	}
 	var p ddl.Plan
 	var blocked []ddl.ForeignHolding
@@ -427,7 +427,7 @@ ORDER BY 1 LIMIT 20`
 func (s *Server) requireOwnsNothing(ctx context.Context, db ddl.DatabaseName, user ddl.Username, receiver ddl.RoleName) error {
 	left, err := s.queryStrings(ctx, db.String(), ownedLeftQuery, user.String())
 	if err != nil {
-		return s.readError(fmt.Sprintf("read what login %s still owns in %s", user, db), err)
+		return s.sess.readError(fmt.Sprintf("read what login %s still owns in %s", user, db), err)
 	}
 	if len(left) > 0 {
 		return ddl.ErrStillOwns(s.spec.Name, db, user, receiver, left)
@@ -456,8 +456,8 @@ func (s *Server) queryStrings(ctx context.Context, database, query string, args 
 		return rs.Err()
 	}
 	if database == "" {
-		return out, s.query(ctx, read)
+		return out, s.sess.query(ctx, read)
 	}
-	err := s.queryIn(ctx, database, read)
+	err := s.sess.queryIn(ctx, database, read)
 	return out, err
 }

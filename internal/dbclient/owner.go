@@ -96,7 +96,7 @@ const mysqlLoginValue = `COALESCE((SELECT JSON_UNQUOTE(JSON_EXTRACT(a.ATTRIBUTE,
 // (loginValueOf).
 func (s *Server) loginValue(ctx context.Context, user ddl.Username) (v string, hint, found bool, err error) {
 	var tr loginTrace
-	err = s.query(ctx, func(ctx context.Context, db queryer) error {
+	err = s.sess.query(ctx, func(ctx context.Context, db queryer) error {
 		switch s.info.Flavor {
 		case ddl.FlavorPostgres:
 			return db.QueryRowContext(ctx, `SELECT oid::text FROM pg_roles WHERE rolname = $1`, user.String()).Scan(&v)
@@ -115,7 +115,7 @@ func (s *Server) loginValue(ctx context.Context, user ddl.Username) (v string, h
 		return "", false, false, nil
 	}
 	if err != nil {
-		return "", false, false, s.readError("read login "+user.String(), err)
+		return "", false, false, s.sess.readError("read login "+user.String(), err)
 	}
 	if ddl.StoresLoginMark(s.info) {
 		// MySQL: the proven ledger claim is the identity (MariaDB keeps
@@ -332,7 +332,7 @@ func (s *Server) markedOwnersOn(ctx context.Context, db ddl.DatabaseName, except
 // a privilege row on db's name (MySQL/MariaDB), sorted.
 func (s *Server) accountsOnName(ctx context.Context, db ddl.DatabaseName, except ddl.Username) ([]string, error) {
 	var others []string
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		others = nil
 		rows, err := q.QueryContext(ctx, `SELECT User, Host FROM mysql.db WHERE Db = ? AND User <> ? ORDER BY User, Host`,
 			ddl.MySQLGrantPattern(s.info, db), s.spec.Username)
@@ -352,7 +352,7 @@ func (s *Server) accountsOnName(ctx context.Context, db ddl.DatabaseName, except
 		return rows.Err()
 	})
 	if err != nil {
-		return nil, s.readError("list the accounts holding privileges on "+db.String(), err)
+		return nil, s.sess.readError("list the accounts holding privileges on "+db.String(), err)
 	}
 	return others, nil
 }
@@ -416,7 +416,7 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		if err != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], err)
 		} else {
-			err = s.exec(ctx, plan)
+			err = s.sess.exec(ctx, plan)
 		}
 		if f := fault(faultOwnerClaimLostAfter, user.String()); err == nil && f != nil {
 			err = newStatementError(s.spec.Name, plan.Statements[0], f)
@@ -449,8 +449,8 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 				return serr
 			}
 			ctx = unlocked(ctx)
-			if err = s.exec(ctx, plan.Tail(1)); err != nil {
-				_ = s.exec(context.WithoutCancel(ctx), ddl.Plan{Statements: plan.Undo})
+			if err = s.sess.exec(ctx, plan.Tail(1)); err != nil {
+				_ = s.sess.exec(context.WithoutCancel(ctx), ddl.Plan{Statements: plan.Undo})
 				return err
 			}
 		}
@@ -499,9 +499,9 @@ func (s *Server) SetOwnerPassword(ctx context.Context, db ddl.DatabaseName, user
 		if err := s.requireAdministers(ctx, user); err != nil {
 			return err
 		}
-		if err := s.exec(ctx, s.dialect().SetPassword(user, pw, retainCurrent)); err != nil {
+		if err := s.sess.exec(ctx, s.dialect().SetPassword(user, pw, retainCurrent)); err != nil {
 			if s.info.Flavor == ddl.FlavorMariaDB && codeOf(err) == "mysql:1396" {
-				return s.alterUserPolicyError(ctx, user.String(), err)
+				return s.sess.alterUserPolicyError(ctx, user.String(), err)
 			}
 			return err
 		}
@@ -524,7 +524,7 @@ func (s *Server) DiscardOldOwnerPassword(ctx context.Context, db ddl.DatabaseNam
 	if p.Empty() {
 		return nil
 	}
-	return s.withLock(ctx, db, func(ctx context.Context) error { return s.exec(ctx, p) })
+	return s.withLock(ctx, db, func(ctx context.Context) error { return s.sess.exec(ctx, p) })
 }
 
 // checkOwnerLogin is CheckLogin for the owner login of db. A MariaDB login
@@ -609,7 +609,7 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 			} else if locked && letIn {
 				plan = ddl.LetLoginIn(user).Append(plan)
 			}
-			return s.exec(ctx, ddl.InOneTransaction(s.dialect(), plan))
+			return s.sess.exec(ctx, ddl.InOneTransaction(s.dialect(), plan))
 		}
 		return s.syncPrivileges(ctx, db, user, privs, letIn)
 	})
@@ -722,7 +722,7 @@ func (s *Server) requireAdministers(ctx context.Context, user ddl.Username) erro
 		return nil
 	}
 	var administers bool
-	err := s.query(ctx, func(ctx context.Context, db queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, db queryer) error {
 		return db.QueryRowContext(ctx, `SELECT pg_has_role(current_user, oid, 'MEMBER WITH ADMIN OPTION') FROM pg_roles WHERE rolname = $1`,
 			user.String()).Scan(&administers)
 	})
@@ -730,7 +730,7 @@ func (s *Server) requireAdministers(ctx context.Context, user ddl.Username) erro
 		return nil
 	}
 	if err != nil {
-		return s.readError("read whether the admin administers login "+user.String(), err)
+		return s.sess.readError("read whether the admin administers login "+user.String(), err)
 	}
 	if !administers {
 		return ddl.ErrRoleNotAdministered(s.spec.Name, ddl.AdminAccount{User: s.spec.Username}, user, s.info.Version)

@@ -33,14 +33,14 @@ func (s *Server) ownerLimit(ctx context.Context, user ddl.Username) (limit uint6
 		q = `SELECT COALESCE(JSON_VALUE(Priv, '$.max_updates'), '0') FROM mysql.global_priv WHERE User = ? AND Host = ?`
 	}
 	var v string
-	err = s.query(ctx, func(ctx context.Context, db queryer) error {
+	err = s.sess.query(ctx, func(ctx context.Context, db queryer) error {
 		return db.QueryRowContext(ctx, q, user.String(), user.Host()).Scan(&v)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, nil
 	}
 	if err != nil {
-		return 0, false, s.readError("read the owner mark of login "+user.String(), err)
+		return 0, false, s.sess.readError("read the owner mark of login "+user.String(), err)
 	}
 	limit, _ = strconv.ParseUint(v, 10, 64) // not a number: no mark
 	return limit, true, nil

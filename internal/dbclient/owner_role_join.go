@@ -60,7 +60,7 @@ func (s *Server) JoinDatabaseOwner(ctx context.Context, db ddl.DatabaseName, own
 		if err := s.requireAdministers(ctx, owner); err != nil {
 			return err
 		}
-		return s.exec(ctx, ddl.JoinOwnerRole(owner))
+		return s.sess.exec(ctx, ddl.JoinOwnerRole(owner))
 	})
 }
 
@@ -70,7 +70,7 @@ func (s *Server) databaseOwnerMembership(ctx context.Context, db ddl.DatabaseNam
 	if s.info.Flavor != ddl.FlavorPostgres {
 		return "", false, false, nil
 	}
-	err = s.query(ctx, func(ctx context.Context, q queryer) error {
+	err = s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		return q.QueryRowContext(ctx, `SELECT pg_get_userbyid(datdba), pg_has_role(current_user, datdba, 'USAGE')
 			FROM pg_database WHERE datname = $1`, db.String()).Scan(&owner, &acts)
 	})
@@ -78,7 +78,7 @@ func (s *Server) databaseOwnerMembership(ctx context.Context, db ddl.DatabaseNam
 		return "", false, false, nil
 	}
 	if err != nil {
-		return "", false, false, s.readError(fmt.Sprintf("read whether the admin acts as the owner of database %s", db), err)
+		return "", false, false, s.sess.readError(fmt.Sprintf("read whether the admin acts as the owner of database %s", db), err)
 	}
 	return owner, acts, true, nil
 }
@@ -89,7 +89,7 @@ func (s *Server) databaseOwnerMembership(ctx context.Context, db ddl.DatabaseNam
 // it is gone.
 func (s *Server) adminMayConnect(ctx context.Context, db ddl.DatabaseName) (bool, error) {
 	may := true
-	err := s.query(ctx, func(ctx context.Context, q queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		may = true
 		err := q.QueryRowContext(ctx, `SELECT pg_catalog.has_database_privilege(current_user, oid, 'CONNECT')
 FROM pg_catalog.pg_database WHERE datname = $1`, db.String()).Scan(&may)
@@ -99,7 +99,7 @@ FROM pg_catalog.pg_database WHERE datname = $1`, db.String()).Scan(&may)
 		return err
 	})
 	if err != nil {
-		return false, s.readError("read whether the admin may connect to "+db.String(), err)
+		return false, s.sess.readError("read whether the admin may connect to "+db.String(), err)
 	}
 	return may, nil
 }

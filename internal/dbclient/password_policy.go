@@ -15,7 +15,7 @@ import (
 // own message is withheld with every statement that carries a secret, so
 // its fixed words are quoted here, with the policy's settings (read from
 // the server's variables, never the password).
-func (s *Server) passwordPolicyError(ctx context.Context, err error) error {
+func (s *Session) passwordPolicyError(ctx context.Context, err error) error {
 	return fmt.Errorf("%s: the server's password policy rejected the owner's password (\"Your password does not "+
 		"satisfy the current policy requirements\"); nothing was changed with it. The policy: %s. Choose a password "+
 		"that meets it; tenantdb never weakens or bypasses it.\n\n%w", s.spec.describe(), s.passwordPolicy(ctx), err)
@@ -26,7 +26,7 @@ func (s *Server) passwordPolicyError(ctx context.Context, err error) error {
 // password its policy rejects there as "Operation ALTER USER failed", not
 // as 1819, so without this the bump of password_wo_version reads as a
 // missing login.
-func (s *Server) alterUserPolicyError(ctx context.Context, user string, err error) error {
+func (s *Session) alterUserPolicyError(ctx context.Context, user string, err error) error {
 	return fmt.Errorf("%s: the server's password policy rejected the new password of login %q (MariaDB reports it "+
 		"from ALTER USER as \"Operation ALTER USER failed\", error 1396; the login exists and keeps its current "+
 		"password); nothing was changed. The policy: %s. Choose a password that meets it (a policy such as "+
@@ -36,7 +36,7 @@ func (s *Server) alterUserPolicyError(ctx context.Context, user string, err erro
 
 // passwordPolicy lists the password-validation settings the server has,
 // read from its variables (never a password).
-func (s *Server) passwordPolicy(ctx context.Context) string {
+func (s *Session) passwordPolicy(ctx context.Context) string {
 	policy := "(its settings could not be read)"
 	var settings []string
 	qerr := s.query(context.WithoutCancel(ctx), func(ctx context.Context, q queryer) error {

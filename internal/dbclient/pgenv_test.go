@@ -45,7 +45,7 @@ func TestPostgresIgnoresLibpqEnvironment(t *testing.T) {
 	}
 	var readOnly, searchPath, tz, app, user, db string
 	var ssl bool
-	err = s.query(ctx, func(ctx context.Context, q queryer) error {
+	err = s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		return q.QueryRowContext(ctx, `SELECT current_setting('default_transaction_read_only'), current_setting('search_path'),
   current_setting('TimeZone'), current_setting('application_name'), current_user, current_database(),
   (SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid())`).Scan(&readOnly, &searchPath, &tz, &app, &user, &db, &ssl)

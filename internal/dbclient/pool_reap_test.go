@@ -34,7 +34,7 @@ func TestReapClosesLeastRecentlyUsed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &Server{tenantPools: map[string]*tenantPool{}}
+			s := &Session{tenantPools: map[string]*tenantPool{}}
 			for _, p := range tt.pools {
 				db, err := sql.Open("pgx", "postgres://unused.invalid/x") // never connects
 				if err != nil {

@@ -66,7 +66,7 @@ func (s *Server) databaseRow(ctx context.Context, name ddl.DatabaseName) (*Datab
 func (s *Server) readDatabaseDirect(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
 	var st DatabaseState
 	err := s.withLedgerMarks(name.String(), func(q string) error {
-		return s.query(ctx, func(ctx context.Context, db queryer) error {
+		return s.sess.query(ctx, func(ctx context.Context, db queryer) error {
 			return db.QueryRowContext(ctx, q, name.String()).
 				Scan(&st.Name, &st.Charset, &st.Collation, &st.Owner, &st.Marker, &st.Invalid)
 		})
@@ -75,7 +75,7 @@ func (s *Server) readDatabaseDirect(ctx context.Context, name ddl.DatabaseName) 
 		return nil, nil
 	}
 	if err != nil {
-		return nil, s.readError("read database "+name.String(), err)
+		return nil, s.sess.readError("read database "+name.String(), err)
 	}
 	return &st, nil
 }
@@ -94,7 +94,7 @@ func (s *Server) privileges(ctx context.Context, database ddl.DatabaseName, gran
 		out, err = s.mysqlPrivileges(ctx, database, grantee)
 	}
 	if err != nil {
-		return nil, s.readError(fmt.Sprintf("read privileges of %s on %s", grantee, database), err)
+		return nil, s.sess.readError(fmt.Sprintf("read privileges of %s on %s", grantee, database), err)
 	}
 	return out, nil
 }
@@ -109,7 +109,7 @@ func (s *Server) mysqlPrivileges(ctx context.Context, database ddl.DatabaseName,
 		ptrs[i] = &vals[i]
 	}
 	var found bool
-	err := s.query(ctx, func(ctx context.Context, db queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, db queryer) error {
 		err := db.QueryRowContext(ctx, q, grantee.Host(), grantee.String(), ddl.MySQLGrantPattern(s.info, database)).Scan(ptrs...)
 		if errors.Is(err, sql.ErrNoRows) {
 			found = false
@@ -132,7 +132,7 @@ func (s *Server) refreshPrivileges(ctx context.Context, database ddl.DatabaseNam
 	}
 	vals, err := s.snapshotGrantRow(ctx, mysqlDBColumnNames(s.info), grantee, ddl.MySQLGrantPattern(s.info, database))
 	if err != nil {
-		return nil, s.readError(fmt.Sprintf("read privileges of %s on %s", grantee, database), err)
+		return nil, s.sess.readError(fmt.Sprintf("read privileges of %s on %s", grantee, database), err)
 	}
 	if vals == nil {
 		return nil, nil
@@ -210,9 +210,9 @@ func (s *Server) sessions(ctx context.Context, database ddl.DatabaseName) ([]for
 	if s.spec.Engine != ddl.EnginePostgres {
 		return nil, nil
 	}
-	own := s.closeTenantPool(database.String())
+	own := s.sess.closeTenantPool(database.String())
 	var out []foreignSession
-	err := s.query(ctx, func(ctx context.Context, db queryer) error {
+	err := s.sess.query(ctx, func(ctx context.Context, db queryer) error {
 		out = nil
 		rows, err := db.QueryContext(ctx, `
 SELECT pid, COALESCE(usename::text, 'a role dropped since (OID ' || usesysid::text || ')'), COALESCE(application_name, ''),
@@ -236,15 +236,8 @@ FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()
 		return rows.Err()
 	})
 	if err != nil {
-		return nil, s.readError("list sessions in "+database.String(), err)
+		return nil, s.sess.readError("list sessions in "+database.String(), err)
 	}
 	return out, nil
 }
 
-func (s *Server) readError(what string, err error) error {
-	var refusal *ddl.Error
-	if errors.As(err, &refusal) {
-		return err
-	}
-	return fmt.Errorf("%s: %s: %w%s", s.spec.describe(), what, err, readDetailHint(err))
-}

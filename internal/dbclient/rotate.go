@@ -84,7 +84,7 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 			claim = ddl.ClaimMark{} // finishHalfMade closed the adopted claim's row
 		} else if err := s.ledgerOpen(ctx, claim, new, db, from, privs); err != nil {
 			return err
-		} else if err := s.exec(ctx, handover); err != nil {
+		} else if err := s.sess.exec(ctx, handover); err != nil {
 			if isDefinerNameTaken(err) {
 				// MySQL's 4006 (definer_kept.go): a kept definer or orphan
 				// objects naming the login.
@@ -162,7 +162,7 @@ func (s *Server) readNewIdentity(ctx context.Context, user ddl.Username) (Identi
 // admin set for anyone else stays the admin's. Read and rendered before
 // any statement runs.
 func (s *Server) withAdminDefaultsHandedTo(ctx context.Context, db ddl.DatabaseName, owner ddl.Username, plan ddl.Plan) (ddl.Plan, error) {
-	if s.info.Flavor != ddl.FlavorPostgres || s.isFresh(db) {
+	if s.info.Flavor != ddl.FlavorPostgres || s.sess.isFresh(db) {
 		return plan, nil
 	}
 	admin, err := ddl.NewRoleName(s.spec.Username)
@@ -225,7 +225,7 @@ func (s *Server) roleNames(ctx context.Context, oids map[string]bool) (map[strin
 	}
 	names, err := s.queryStrings(ctx, "", `SELECT rolname::text FROM pg_catalog.pg_roles WHERE oid::text = ANY($1)`, list)
 	if err != nil {
-		return nil, s.readError("read the declared grantees", err)
+		return nil, s.sess.readError("read the declared grantees", err)
 	}
 	for _, n := range names {
 		out[n] = true

@@ -24,7 +24,7 @@ func (s *Server) dropLocked(ctx context.Context, db ddl.DatabaseName) error {
 	}
 	// A declared delete: IS_TEMPLATE true (the owner may set it) would
 	// refuse the drop on every apply.
-	if _, err := s.resetFlags(ctx, db, false, true); err != nil {
+	if _, err := s.sess.resetFlags(ctx, db, false, true); err != nil {
 		return err
 	}
 	keeperHeld := false
@@ -35,11 +35,11 @@ func (s *Server) dropLocked(ctx context.Context, db ddl.DatabaseName) error {
 		}
 		keeperHeld = d != nil && ddl.IsKeeperOf(db, d.Owner)
 	}
-	if err := s.exec(ctx, s.dialect().DropDatabase(db)); err != nil || !keeperHeld {
+	if err := s.sess.exec(ctx, s.dialect().DropDatabase(db)); err != nil || !keeperHeld {
 		return err
 	}
 	// The keeper held only this database: it goes with it.
-	return s.exec(ctx, ddl.DropKeeper(db))
+	return s.sess.exec(ctx, ddl.DropKeeper(db))
 }
 
 // syncPrivileges moves grantee's privileges on db to desired: reads what it
@@ -71,7 +71,7 @@ func (s *Server) syncPrivileges(ctx context.Context, db ddl.DatabaseName, grante
 		if err := s.recordGranting(ctx, db, grantee, ddl.MinusPrivileges(desired.Expand(s.info), actual), fallback); err != nil {
 			return err
 		}
-		if err := s.exec(ctx, s.dialect().SyncPrivileges(db, grantee, owner, diff)); err != nil {
+		if err := s.sess.exec(ctx, s.dialect().SyncPrivileges(db, grantee, owner, diff)); err != nil {
 			return err
 		}
 		return s.recordRevoked(ctx, db, grantee, diff.Revoke, fallback)

@@ -36,7 +36,7 @@ import (
 // like any idempotent statement, except for a claim (CREATE without IF NOT
 // EXISTS), whose outcome is unknown once the COMMIT may have been sent:
 // that error goes to the caller to settle, as for a claim outside one.
-func (s *Server) execTransaction(ctx context.Context, plan ddl.Plan) error {
+func (s *Session) execTransaction(ctx context.Context, plan ddl.Plan) error {
 	database, ok := plan.TransactionDatabase()
 	if !ok {
 		return fmt.Errorf("%s: internal error: a plan that cannot run as one transaction was marked as one:\n%s",
@@ -86,7 +86,7 @@ func (e *rolledBackError) Unwrap() error { return e.err }
 // runTransaction sends BEGIN, plan's statements and COMMIT on one
 // connection into database, and ROLLBACK when one fails; it returns the
 // statement that failed with its error.
-func (s *Server) runTransaction(ctx context.Context, database string, plan ddl.Plan) (ddl.Statement, error) {
+func (s *Session) runTransaction(ctx context.Context, database string, plan ddl.Plan) (ddl.Statement, error) {
 	conn, release, err := s.transactionConn(ctx, database)
 	if err != nil {
 		return ddl.Begin(), err
@@ -118,7 +118,7 @@ func (s *Server) runTransaction(ctx context.Context, database string, plan ddl.P
 // runInTransaction runs one statement of a transaction. A statement whose
 // "missing" error counts as success runs after a savepoint, so that error
 // rolls back only that statement and the transaction goes on.
-func (s *Server) runInTransaction(ctx context.Context, conn *sql.Conn, database string, st ddl.Statement) error {
+func (s *Session) runInTransaction(ctx context.Context, conn *sql.Conn, database string, st ddl.Statement) error {
 	if st.Tolerate != ddl.TolerateMissing {
 		return s.runLogged(ctx, conn, database, st)
 	}
@@ -134,7 +134,7 @@ func (s *Server) runInTransaction(ctx context.Context, conn *sql.Conn, database 
 
 // runLogged runs st on conn, reading its blockers while it waits, and
 // logs it (redacted).
-func (s *Server) runLogged(ctx context.Context, conn *sql.Conn, database string, st ddl.Statement) error {
+func (s *Session) runLogged(ctx context.Context, conn *sql.Conn, database string, st ddl.Statement) error {
 	defer s.logStatement(ctx, database, st, time.Now())
 	return s.runPostgres(ctx, conn, st)
 }
@@ -142,7 +142,7 @@ func (s *Server) runLogged(ctx context.Context, conn *sql.Conn, database string,
 // rollback ends a failed transaction, also after the operation's deadline
 // (the cancel request left the connection usable). A connection that
 // cannot roll back is not given back to the pool.
-func (s *Server) rollback(ctx context.Context, conn *sql.Conn, database string) {
+func (s *Session) rollback(ctx context.Context, conn *sql.Conn, database string) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelWait)
 	defer cancel()
 	if err := s.runLogged(rctx, conn, database, ddl.Rollback()); err != nil {
@@ -154,7 +154,7 @@ func (s *Server) rollback(ctx context.Context, conn *sql.Conn, database string) 
 // tenant database it names, from that database's pool; in the
 // maintenance database, the connection holding the tenant's lock (or,
 // after that one was lost, one from the admin pool).
-func (s *Server) transactionConn(ctx context.Context, database string) (*sql.Conn, func(), error) {
+func (s *Session) transactionConn(ctx context.Context, database string) (*sql.Conn, func(), error) {
 	if database == "" {
 		if c, ok := ctx.Value(lockedConnKey{}).(*sql.Conn); ok {
 			return c, func() {}, nil

@@ -113,7 +113,7 @@ func TestExecTransaction_failureLeavesCatalogAsBefore(t *testing.T) {
 			ctx, cancel = context.WithTimeout(ctx, c.timeout)
 			defer cancel()
 		}
-		err = s.withLock(ctx, db, func(ctx context.Context) error { return s.exec(ctx, plan) })
+		err = s.withLock(ctx, db, func(ctx context.Context) error { return s.sess.exec(ctx, plan) })
 		release()
 		if err == nil {
 			t.Fatalf("%s: the plan succeeded", c.name)

@@ -79,7 +79,7 @@ func Overruns(ctx context.Context) []Overrun {
 // by lock_timeout plus uncancellableGrace; finish records an overrun when
 // ctx ended while it ran. A statement whose operation already ended is
 // not sent (ctx's error). Any other statement runs under ctx as it is.
-func (s *Server) keepGoing(ctx context.Context, st ddl.Statement) (run context.Context, finish func(error) error, err error) {
+func (s *Session) keepGoing(ctx context.Context, st ddl.Statement) (run context.Context, finish func(error) error, err error) {
 	if !st.Uncancellable {
 		return ctx, func(err error) error { return err }, nil
 	}

@@ -141,12 +141,12 @@ func TestKeepGoing(t *testing.T) {
 		t.Fatalf("DROP DATABASE uncancellable = %v, COMMIT = %v; want only the drop", drop.Uncancellable, other.Uncancellable)
 	}
 	ctx, cancel := context.WithCancel(WithOverruns(context.Background()))
-	run, finish, err := s.keepGoing(ctx, other)
+	run, finish, err := s.sess.keepGoing(ctx, other)
 	if err != nil || run != ctx {
 		t.Fatalf("keepGoing(COMMIT) = %v, %v; want the operation's own context", run, err)
 	}
 	_ = finish(nil)
-	run, finish, err = s.keepGoing(ctx, drop)
+	run, finish, err = s.sess.keepGoing(ctx, drop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestKeepGoing(t *testing.T) {
 	if err := finish(nil); err != nil || len(Overruns(ctx)) != 1 {
 		t.Fatalf("finish = %v, overruns %v; want the drop recorded as run past the deadline", err, Overruns(ctx))
 	}
-	if _, _, err := s.keepGoing(ctx, drop); err == nil {
+	if _, _, err := s.sess.keepGoing(ctx, drop); err == nil {
 		t.Fatal("a drop whose operation already ended would be sent")
 	}
 }

@@ -29,7 +29,7 @@ func TestExec_undoStopsAtFirstFailure(t *testing.T) {
 			Statements: []ddl.Statement{create, create}, // the second fails: a exists
 			Undo:       []ddl.Statement{create, drop},   // the first fails too: a exists
 		}
-		err := e.s.exec(e.ctx, plan)
+		err := e.s.sess.exec(e.ctx, plan)
 		var ue *undoError
 		if !errors.As(err, &ue) {
 			t.Fatalf("exec = %v, want an undo error", err)
