@@ -14,7 +14,7 @@ import (
 // MissingAdminRights, listing each missing right and its fix. It also
 // returns what the login holds beyond the documented minimum that README
 // says it must not hold (superuser, SUPER, ALL), for the caller to warn.
-func (s *Server) CheckAdminRights(ctx context.Context) (ddl.AdminExcess, error) {
+func (s *Proofs) CheckAdminRights(ctx context.Context) (ddl.AdminExcess, error) {
 	if s.spec.Engine == ddl.EnginePostgres {
 		var held ddl.PostgresHeldRights
 		err := s.sess.query(ctx, func(ctx context.Context, db queryer) error {
@@ -72,7 +72,7 @@ func (s *Server) CheckAdminRights(ctx context.Context) (ddl.AdminExcess, error) 
 
 // grantLines feeds each SHOW GRANTS line to the parser and keeps nothing
 // else: MariaDB's lines carry the password hash.
-func (s *Server) grantLines(ctx context.Context, db queryer, q string, held *ddl.MySQLHeldRights) error {
+func (s *Proofs) grantLines(ctx context.Context, db queryer, q string, held *ddl.MySQLHeldRights) error {
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return err

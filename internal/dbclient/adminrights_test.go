@@ -23,7 +23,7 @@ func TestCheckAdminRights(t *testing.T) {
 		} else if superScalar[string](e, `SELECT Super_priv FROM mysql.user WHERE User = ? AND Host = '%'`, e.ts.Admin.Username) != "N" {
 			t.Fatal("the test admin has SUPER")
 		}
-		if _, err := e.s.CheckAdminRights(e.ctx); err != nil {
+		if _, err := e.s.proof.CheckAdminRights(e.ctx); err != nil {
 			t.Fatalf("minimal admin: %v", err)
 		}
 
@@ -41,7 +41,7 @@ func TestCheckAdminRights(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = ws.CheckAdminRights(e.ctx)
+		_, err = ws.proof.CheckAdminRights(e.ctx)
 		de := wantReason(t, err, ddl.MissingAdminRights)
 		text := de.Summary() + "\n" + de.Detail()
 		t.Logf("weak admin refused:\n%s", text)
@@ -77,7 +77,7 @@ func TestCheckAdminRights(t *testing.T) {
 
 		// The fix statements are real: run them as superuser and re-check.
 		e.super(fixes...)
-		if _, err := ws.CheckAdminRights(e.ctx); err != nil {
+		if _, err := ws.proof.CheckAdminRights(e.ctx); err != nil {
 			t.Errorf("after running the fix statements: %v", err)
 		}
 	})
@@ -89,7 +89,7 @@ func TestCheckAdminRights(t *testing.T) {
 // the documented minimal rights (no excess, nothing missing).
 func TestCheckAdminRights_overPrivileged(t *testing.T) {
 	forEngines(t, func(t *testing.T, e *env) {
-		if ex, err := e.s.CheckAdminRights(e.ctx); err != nil || !ex.Empty() {
+		if ex, err := e.s.proof.CheckAdminRights(e.ctx); err != nil || !ex.Empty() {
 			t.Fatalf("minimal admin: excess %+v, err %v", ex, err)
 		}
 		name := uniqueName("strong")
@@ -104,7 +104,7 @@ func TestCheckAdminRights_overPrivileged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ex, err := ss.CheckAdminRights(e.ctx)
+		ex, err := ss.proof.CheckAdminRights(e.ctx)
 		if err != nil {
 			t.Fatalf("an over-privileged admin must not be refused: %v", err)
 		}
@@ -119,7 +119,7 @@ func TestCheckAdminRights_overPrivileged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ex, err := ss2.CheckAdminRights(e.ctx); err != nil || !ex.Empty() {
+		if ex, err := ss2.proof.CheckAdminRights(e.ctx); err != nil || !ex.Empty() {
 			t.Errorf("after the narrowing statements: excess %+v, err %v", ex, err)
 		}
 	})

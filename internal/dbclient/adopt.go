@@ -28,7 +28,7 @@ func (s *Server) JoinOwnerRole(ctx context.Context, db ddl.DatabaseName, user dd
 	if s.info.Flavor != ddl.FlavorPostgres {
 		return nil
 	}
-	return s.withLock(ctx, db, func(ctx context.Context) error {
+	return s.proof.withLock(ctx, db, func(ctx context.Context) error {
 		_, err := s.requireOwnLogin(ctx, db, user, recorded)
 		if err != nil {
 			return err
@@ -64,7 +64,7 @@ func (s *Server) UnescapedGrant(ctx context.Context, db ddl.DatabaseName, user d
 	if s.info.Flavor == ddl.FlavorPostgres || pattern == "" {
 		return "", nil
 	}
-	vals, err := s.snapshotGrantRow(ctx, mysqlDBColumnNames(s.info), user, pattern)
+	vals, err := s.proof.snapshotGrantRow(ctx, mysqlDBColumnNames(s.info), user, pattern)
 	if err != nil {
 		return "", s.sess.readError(fmt.Sprintf("read the unescaped grant of %s on %s", user, db), err)
 	}

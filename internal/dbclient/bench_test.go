@@ -50,9 +50,9 @@ func BenchmarkRefresh500(b *testing.B) {
 					}
 					for _, n := range names {
 						if mode == "snapshot" {
-							_, err = s.Database(ctx, n)
+							_, err = s.proof.Database(ctx, n)
 						} else {
-							_, err = s.databaseDirect(ctx, n)
+							_, err = s.proof.databaseDirect(ctx, n)
 						}
 						if err != nil {
 							b.Fatal(err)

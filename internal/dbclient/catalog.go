@@ -40,7 +40,7 @@ type catalog struct {
 
 // catalogDatabase serves one database from the snapshot, loading it when
 // missing or expired. ok is false when the database must be read directly.
-func (s *Server) catalogDatabase(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, bool, error) {
+func (s *Proofs) catalogDatabase(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, bool, error) {
 	c := &s.catalog
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -61,7 +61,7 @@ func (s *Server) catalogDatabase(ctx context.Context, name ddl.DatabaseName) (*D
 	return &st, true, nil
 }
 
-func (s *Server) loadCatalog(ctx context.Context) (map[string]DatabaseState, error) {
+func (s *Proofs) loadCatalog(ctx context.Context) (map[string]DatabaseState, error) {
 	out := map[string]DatabaseState{}
 	err := s.withLedgerMarks("", func(q string) error {
 		return s.queryEach(ctx, q, func() { clear(out) }, func(rows *sql.Rows) error {
@@ -78,7 +78,7 @@ func (s *Server) loadCatalog(ctx context.Context) (map[string]DatabaseState, err
 
 // queryEach runs a read of many rows on the admin pool with retries:
 // reset runs before each attempt, row for each row.
-func (s *Server) queryEach(ctx context.Context, q string, reset func(), row func(*sql.Rows) error) error {
+func (s *Proofs) queryEach(ctx context.Context, q string, reset func(), row func(*sql.Rows) error) error {
 	return s.sess.query(ctx, func(ctx context.Context, db queryer) error {
 		reset()
 		rows, err := db.QueryContext(ctx, q)
@@ -96,7 +96,7 @@ func (s *Server) queryEach(ctx context.Context, q string, reset func(), row func
 }
 
 // invalidateDatabase makes later reads of db go to the server.
-func (s *Server) invalidateDatabase(db ddl.DatabaseName) {
+func (s *Proofs) invalidateDatabase(db ddl.DatabaseName) {
 	c := &s.catalog
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -107,7 +107,7 @@ func (s *Server) invalidateDatabase(db ddl.DatabaseName) {
 }
 
 // invalidateCatalog drops the whole snapshot.
-func (s *Server) invalidateCatalog() {
+func (s *Proofs) invalidateCatalog() {
 	c := &s.catalog
 	c.mu.Lock()
 	defer c.mu.Unlock()

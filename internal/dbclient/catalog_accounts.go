@@ -35,7 +35,7 @@ type accountsSnapshot struct {
 }
 
 // invalidateAccounts drops the accounts snapshot (after any statement).
-func (s *Server) invalidateAccounts() {
+func (s *Proofs) invalidateAccounts() {
 	c := &s.catalog
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -44,7 +44,7 @@ func (s *Server) invalidateAccounts() {
 
 // snapshotLoginValue serves LoginIdentity's raw value from the snapshot,
 // loading it when missing or expired.
-func (s *Server) snapshotLoginValue(ctx context.Context, user ddl.Username) (string, bool, error) {
+func (s *Proofs) snapshotLoginValue(ctx context.Context, user ddl.Username) (string, bool, error) {
 	c := &s.catalog
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -62,7 +62,7 @@ func (s *Server) snapshotLoginValue(ctx context.Context, user ddl.Username) (str
 
 // snapshotHint reports whether the snapshot's identity value of user is
 // only a hint (loginValueOf); read after snapshotLoginValue.
-func (s *Server) snapshotHint(user ddl.Username) bool {
+func (s *Proofs) snapshotHint(user ddl.Username) bool {
 	c := &s.catalog
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -72,7 +72,7 @@ func (s *Server) snapshotHint(user ddl.Username) bool {
 // snapshotConnectionLimit is user's stored connection limit as the
 // snapshot read it (ddl.ConnectionLimitFromServer); read after
 // snapshotLoginValue, so a refresh costs no query of its own.
-func (s *Server) snapshotConnectionLimit(user ddl.Username) int64 {
+func (s *Proofs) snapshotConnectionLimit(user ddl.Username) int64 {
 	c := &s.catalog
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -81,7 +81,7 @@ func (s *Server) snapshotConnectionLimit(user ddl.Username) int64 {
 
 // snapshotClaim is the claim of user's proven ledger row (MariaDB; ""
 // for none); read after snapshotLoginValue.
-func (s *Server) snapshotClaim(user ddl.Username) string {
+func (s *Proofs) snapshotClaim(user ddl.Username) string {
 	c := &s.catalog
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -90,7 +90,7 @@ func (s *Server) snapshotClaim(user ddl.Username) string {
 
 // snapshotMarks returns the logins snapshot's owner marks and identity
 // values (PostgreSQL; loaded by snapshotLoginValue, read-only after).
-func (s *Server) snapshotMarks() (marks map[string]ddl.OwnerMark, logins map[string]string) {
+func (s *Proofs) snapshotMarks() (marks map[string]ddl.OwnerMark, logins map[string]string) {
 	c := &s.catalog
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -107,7 +107,7 @@ type loginsRead struct {
 	limits map[string]int64
 }
 
-func (s *Server) loadLogins(ctx context.Context) (loginsRead, error) {
+func (s *Proofs) loadLogins(ctx context.Context) (loginsRead, error) {
 	var q string
 	switch {
 	case s.info.Flavor == ddl.FlavorPostgres:
@@ -180,7 +180,7 @@ func (s *Server) loadLogins(ctx context.Context) (loginsRead, error) {
 
 // snapshotGrantRow serves one mysql.db row's values from the snapshot;
 // nil when the row does not exist.
-func (s *Server) snapshotGrantRow(ctx context.Context, names []string, user ddl.Username, pattern string) ([]string, error) {
+func (s *Proofs) snapshotGrantRow(ctx context.Context, names []string, user ddl.Username, pattern string) ([]string, error) {
 	c := &s.catalog
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -195,7 +195,7 @@ func (s *Server) snapshotGrantRow(ctx context.Context, names []string, user ddl.
 	return a.grants[[2]string{user.Account(), pattern}], nil
 }
 
-func (s *Server) loadGrantRows(ctx context.Context, names []string) (map[[2]string][]string, error) {
+func (s *Proofs) loadGrantRows(ctx context.Context, names []string) (map[[2]string][]string, error) {
 	// Column names come from ddl's fixed catalog, never from input.
 	q := "SELECT User, Host, Db, " + strings.Join(names, ", ") + " FROM mysql.db"
 	out := map[[2]string][]string{}

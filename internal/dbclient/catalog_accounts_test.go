@@ -44,7 +44,7 @@ func TestAccountsSnapshot(t *testing.T) {
 			if err != nil || o == nil {
 				t.Fatalf("Owner(%s, %s) = %v, %v", tn.db, tn.owner, o, err)
 			}
-			direct, _, err := s.LoginIdentity(e.ctx, tn.owner)
+			direct, _, err := s.proof.LoginIdentity(e.ctx, tn.owner)
 			if err != nil || o.Identity != direct {
 				t.Fatalf("snapshot identity %q, direct %q (%v)", o.Identity, direct, err)
 			}
@@ -60,7 +60,7 @@ func TestAccountsSnapshot(t *testing.T) {
 		// MySQL 8.0.21+ two (the account, then its ledger rows), and the
 		// refresh reads the ledger once (ledger_mysql.go).
 		direct, most := int64(n), int64(4)
-		if s.usesLedger() {
+		if s.proof.usesLedger() {
 			direct, most = 2*int64(n), 5
 		}
 		reads := reg.ReadQueries() - before - direct

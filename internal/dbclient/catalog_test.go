@@ -27,7 +27,7 @@ func TestCatalogSnapshot(t *testing.T) {
 		}
 		before := reg.ReadQueries()
 		for _, name := range names {
-			st, err := s.Database(e.ctx, e.dbName(name))
+			st, err := s.proof.Database(e.ctx, e.dbName(name))
 			if err != nil || st == nil {
 				t.Fatalf("Database(%s) = %v, %v", name, st, err)
 			}
@@ -42,13 +42,13 @@ func TestCatalogSnapshot(t *testing.T) {
 		if err := s.CreateDatabase(e.ctx, fresh, mustCharset(t, defaultCharset(e)), mustCollation(t, defaultCollation(e))); err != nil {
 			t.Fatal(err)
 		}
-		if st, err := s.Database(e.ctx, fresh); err != nil || st == nil {
+		if st, err := s.proof.Database(e.ctx, fresh); err != nil || st == nil {
 			t.Fatalf("the snapshot hid a database this process created: %v, %v", st, err)
 		}
 		if err := s.DropDatabase(e.ctx, fresh); err != nil {
 			t.Fatal(err)
 		}
-		if st, err := s.Database(e.ctx, fresh); err != nil || st != nil {
+		if st, err := s.proof.Database(e.ctx, fresh); err != nil || st != nil {
 			t.Fatalf("the snapshot still shows a dropped database: %v, %v", st, err)
 		}
 
@@ -60,7 +60,7 @@ func TestCatalogSnapshot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st, err := s2.Database(e.ctx, e.dbName(names[0])); err != nil || st != nil {
+		if st, err := s2.proof.Database(e.ctx, e.dbName(names[0])); err != nil || st != nil {
 			t.Fatalf("out-of-band drop not seen: %v, %v", st, err)
 		}
 	})

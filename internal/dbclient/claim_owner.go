@@ -31,7 +31,7 @@ const (
 // true when the login is ours, false with an error otherwise.
 func (s *Server) settleOwnerClaim(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password) (bool, error) {
 	ctx = settling(unlocked(ctx))
-	if _, found, err := s.LoginIdentity(ctx, user); err != nil || !found {
+	if _, found, err := s.proof.LoginIdentity(ctx, user); err != nil || !found {
 		if err == nil {
 			err = fmt.Errorf("%s: the connection was lost while creating login %q, and it does not exist: nothing was "+
 				"created; apply again", s.spec.describe(), user)

@@ -22,7 +22,7 @@ const faultNonceLostAfter = "nonce-lost-after"
 // is its own. Runs under the tenant lock.
 func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.Charset, co ddl.Collation) (*DatabaseState, error) {
 	// No SQL before a refusal: a name that exists now is refused by a read.
-	if st, err := s.databaseDirect(ctx, db); err != nil || st != nil {
+	if st, err := s.proof.databaseDirect(ctx, db); err != nil || st != nil {
 		if err == nil {
 			err = ddl.ErrDatabasePreExists(s.spec.Name, ddl.EnginePostgres, db)
 		}
@@ -49,7 +49,7 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	}
 	if err != nil && classify(err) == classOutcomeUnknown {
 		ctx = settling(unlocked(ctx)) // the locked connection may be the lost one; the server may be restarting
-		nonce, rerr := s.databaseDirect(ctx, claim.Nonce)
+		nonce, rerr := s.proof.databaseDirect(ctx, claim.Nonce)
 		switch {
 		case rerr != nil:
 			return nil, err
@@ -70,7 +70,7 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	// The nonce database is ours: what follows waits for a restarting
 	// server rather than leave it behind.
 	ctx = settling(ctx)
-	nonce, err := s.databaseDirect(ctx, claim.Nonce)
+	nonce, err := s.proof.databaseDirect(ctx, claim.Nonce)
 	if err == nil && nonce == nil {
 		err = fmt.Errorf("%s: database %q was created but cannot be read back", s.spec.describe(), claim.Nonce)
 	}
@@ -90,10 +90,10 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	}
 	if err != nil && classify(err) == classOutcomeUnknown {
 		ctx = settling(unlocked(ctx))
-		if st, rerr := s.databaseDirect(ctx, db); rerr == nil && st != nil && st.Marker == nonce.Marker {
+		if st, rerr := s.proof.databaseDirect(ctx, db); rerr == nil && st != nil && st.Marker == nonce.Marker {
 			return st, nil // the rename took effect: db is the nonce database
 		}
-		if left, rerr := s.databaseDirect(ctx, claim.Nonce); rerr == nil && left != nil {
+		if left, rerr := s.proof.databaseDirect(ctx, claim.Nonce); rerr == nil && left != nil {
 			s.dropNonce(ctx, claim)
 			return nil, fmt.Errorf("%s: the connection was lost while claiming database %q, and the claim did not take "+
 				"effect: nothing was created; apply again", s.spec.describe(), db)
@@ -108,7 +108,7 @@ func (s *Server) claimPostgres(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	// since (readBackContext), so state records it.
 	rctx, cancel := readBackContext(ctx)
 	defer cancel()
-	st, err := s.databaseDirect(rctx, db)
+	st, err := s.proof.databaseDirect(rctx, db)
 	if err == nil && (st == nil || st.Marker != nonce.Marker) {
 		err = fmt.Errorf("%s: database %q was claimed but cannot be read back", s.spec.describe(), db)
 	}

@@ -212,7 +212,7 @@ func TestKilledConnection(t *testing.T) {
 			t.Errorf("classify(%v) = %s, want %s", err, got, classOutcomeUnknown)
 		}
 		// The pool recovers: the next operation gets a fresh connection.
-		if _, err := e.s.CheckAdminRights(e.ctx); err != nil {
+		if _, err := e.s.proof.CheckAdminRights(e.ctx); err != nil {
 			t.Errorf("after the kill: %v", err)
 		}
 	})

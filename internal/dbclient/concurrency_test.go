@@ -34,7 +34,7 @@ func TestConcurrentOperations(t *testing.T) {
 					errs <- err
 					return
 				}
-				if _, err := e.s.Database(ctx, db); err != nil {
+				if _, err := e.s.proof.Database(ctx, db); err != nil {
 					errs <- err
 				}
 				if err := e.s.DropDatabase(ctx, db); err != nil {

@@ -198,7 +198,7 @@ func TestConnectIPv6(t *testing.T) {
 			if err != nil {
 				t.Fatalf("host ::1: %v", err)
 			}
-			if _, err := s.CheckAdminRights(t.Context()); err != nil {
+			if _, err := s.proof.CheckAdminRights(t.Context()); err != nil {
 				t.Fatalf("host ::1: %v", err)
 			}
 			if accepted.Load() == 0 {

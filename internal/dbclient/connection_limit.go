@@ -23,7 +23,7 @@ import (
 // offboarding's included.
 func (s *Server) SetOwnerConnectionLimit(ctx context.Context, db ddl.DatabaseName, user ddl.Username, limit ddl.ConnectionLimit, recorded Identity) (Identity, error) {
 	id := recorded
-	err := s.withLock(ctx, db, func(ctx context.Context) error {
+	err := s.proof.withLock(ctx, db, func(ctx context.Context) error {
 		if _, err := s.requireOwnLogin(ctx, db, user, recorded); err != nil {
 			return err
 		}
@@ -35,7 +35,7 @@ func (s *Server) SetOwnerConnectionLimit(ctx context.Context, db ddl.DatabaseNam
 		}
 		rctx, cancel := readBackContext(ctx)
 		defer cancel()
-		got, found, err := s.LoginIdentity(rctx, user)
+		got, found, err := s.proof.LoginIdentity(rctx, user)
 		if err == nil && found {
 			id = got
 		}

@@ -13,7 +13,7 @@ import (
 // kind, database-wide and per schema), validated for a handover: what
 // could refuse does so here, before the caller runs any statement. Not
 // PostgreSQL, or no such role: nothing.
-func (s *Server) defaultACLs(ctx context.Context, db ddl.DatabaseName, role string) (ddl.DefaultACLs, error) {
+func (s *Proofs) defaultACLs(ctx context.Context, db ddl.DatabaseName, role string) (ddl.DefaultACLs, error) {
 	if s.info.Flavor != ddl.FlavorPostgres {
 		return ddl.DefaultACLs{}, nil
 	}
@@ -68,7 +68,7 @@ ORDER BY 1, 2, 3, 5`, role)
 // tenantdb_tenant_grant gives every grantee (PUBLIC's is revoked from a
 // tenant database), so their default privileges FOR ROLE the admin are the
 // ones a grant made (see ddl.DefaultACLs.MadeByGrants).
-func (s *Server) connectGrantees(ctx context.Context, db ddl.DatabaseName) (map[string]bool, error) {
+func (s *Proofs) connectGrantees(ctx context.Context, db ddl.DatabaseName) (map[string]bool, error) {
 	out := map[string]bool{}
 	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		clear(out)

@@ -12,13 +12,6 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-// codeDefinerReferenced is MySQL's ER_CANNOT_USER_REFERENCED_AS_DEFINER
-// (8.0.22+): DROP USER of a login that is the DEFINER of a view, stored
-// routine, trigger or event, by an account without SET_ANY_DEFINER (see
-// ddl/definer_kept.go for why the admin must not have it). The drop is
-// atomic: nothing changed.
-const codeDefinerReferenced = "mysql:4006"
-
 // maxDefinedListed bounds the objects a diagnostic lists.
 const maxDefinedListed = 20
 
@@ -62,7 +55,7 @@ func (e *DefinerKept) Error() string {
 // leaves them so the tenant's definer-rights objects keep working) and
 // returns a *DefinerKept naming those objects; any other error is
 // returned as it is.
-func (s *Server) keepDefiner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, revoke bool, granted []ddl.Privilege, dropErr error) error {
+func (s *Proofs) keepDefiner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, revoke bool, granted []ddl.Privilege, dropErr error) error {
 	if s.info.Flavor != ddl.FlavorMySQL || codeOf(dropErr) != codeDefinerReferenced {
 		return dropErr
 	}
@@ -83,7 +76,7 @@ func (s *Server) keepDefiner(ctx context.Context, db ddl.DatabaseName, user ddl.
 }
 
 // listDefined fills k.Objects and k.More with what k.User is the DEFINER of.
-func (s *Server) listDefined(ctx context.Context, k *DefinerKept) error {
+func (s *Proofs) listDefined(ctx context.Context, k *DefinerKept) error {
 	objects, err := s.definedObjects(ctx, k.User)
 	if err != nil {
 		return err
@@ -101,7 +94,7 @@ func (s *Server) listDefined(ctx context.Context, k *DefinerKept) error {
 const accountLockedQuery = `SELECT account_locked FROM mysql.user WHERE User = ? AND Host = ?`
 
 // loginLocked reads whether user exists and whether it is locked.
-func (s *Server) loginLocked(ctx context.Context, user ddl.Username) (found, locked bool, err error) {
+func (s *Proofs) loginLocked(ctx context.Context, user ddl.Username) (found, locked bool, err error) {
 	var v string
 	err = s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		return q.QueryRowContext(ctx, accountLockedQuery, user.String(), user.Host()).Scan(&v)
@@ -121,7 +114,7 @@ func (s *Server) loginLocked(ctx context.Context, user ddl.Username) (found, loc
 // ErrKeptDefinerExists; no login at all, ErrOrphanDefinerName. An
 // existing unlocked login returns nil: it is any existing login, for the
 // caller's usual checks (finishHalfMade).
-func (s *Server) definerNameRefusal(ctx context.Context, db ddl.DatabaseName, user ddl.Username) error {
+func (s *Proofs) definerNameRefusal(ctx context.Context, db ddl.DatabaseName, user ddl.Username) error {
 	if s.info.Flavor != ddl.FlavorMySQL {
 		return nil // MariaDB drops definers: it keeps none (and has no account_locked)
 	}
@@ -145,7 +138,7 @@ func (s *Server) definerNameRefusal(ctx context.Context, db ddl.DatabaseName, us
 // locked (error 3118 on every login). Nothing runs when it is not. MariaDB
 // drops definers, so tenantdb locks nothing there (and its mysql.user has
 // no account_locked column).
-func (s *Server) unlockIfLocked(ctx context.Context, user ddl.Username) error {
+func (s *Proofs) unlockIfLocked(ctx context.Context, user ddl.Username) error {
 	if s.info.Flavor != ddl.FlavorMySQL {
 		return nil
 	}
@@ -160,7 +153,7 @@ func (s *Server) unlockIfLocked(ctx context.Context, user ddl.Username) error {
 // admin can see (its global SELECT, SHOW VIEW, EXECUTE, TRIGGER and EVENT
 // show them all). One query per kind: information_schema's columns differ
 // in collation, which a UNION would have to reconcile.
-func (s *Server) definedObjects(ctx context.Context, user ddl.Username) ([]string, error) {
+func (s *Proofs) definedObjects(ctx context.Context, user ddl.Username) ([]string, error) {
 	queries := []string{
 		`SELECT 'VIEW', TABLE_SCHEMA, TABLE_NAME FROM information_schema.VIEWS WHERE DEFINER = ? ORDER BY 2, 3`,
 		`SELECT ROUTINE_TYPE, ROUTINE_SCHEMA, ROUTINE_NAME FROM information_schema.ROUTINES WHERE DEFINER = ? ORDER BY 2, 3`,

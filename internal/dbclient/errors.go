@@ -326,3 +326,10 @@ func (s *Session) readError(what string, err error) error {
 	}
 	return fmt.Errorf("%s: %s: %w%s", s.spec.describe(), what, err, readDetailHint(err))
 }
+
+// codeDefinerReferenced is MySQL's ER_CANNOT_USER_REFERENCED_AS_DEFINER
+// (8.0.22+): DROP USER of a login that is the DEFINER of a view, stored
+// routine, trigger or event, by an account without SET_ANY_DEFINER (see
+// ddl/definer_kept.go for why the admin must not have it). The drop is
+// atomic: nothing changed.
+const codeDefinerReferenced = "mysql:4006"

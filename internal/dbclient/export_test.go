@@ -31,23 +31,23 @@ func (s *Server) AlterDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.
 	if err != nil {
 		return err
 	}
-	defer s.invalidateDatabase(db)
-	return s.withLock(ctx, db, func(ctx context.Context) error { return s.sess.exec(ctx, plan) })
+	defer s.proof.invalidateDatabase(db)
+	return s.proof.withLock(ctx, db, func(ctx context.Context) error { return s.sess.exec(ctx, plan) })
 }
 
 // DropDatabase drops a database this provider created. On PostgreSQL it
 // refuses with DatabaseInUse while sessions it did not open are connected,
 // listing them; it terminates nothing.
 func (s *Server) DropDatabase(ctx context.Context, db ddl.DatabaseName) error {
-	defer s.invalidateDatabase(db)
-	return s.withLock(ctx, db, func(ctx context.Context) error { return s.dropLocked(ctx, db) })
+	defer s.proof.invalidateDatabase(db)
+	return s.proof.withLock(ctx, db, func(ctx context.Context) error { return s.dropLocked(ctx, db) })
 }
 
 // CreateLogin creates a login and grants it privs on db (the owner). A
 // login that already exists is refused with PreExistingOwnerUser.
 func (s *Server) CreateLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password, privs ddl.PrivilegeSet) error {
-	defer s.invalidateDatabase(db) // PostgreSQL: the owner changes
-	return s.withLock(ctx, db, func(ctx context.Context) error {
+	defer s.proof.invalidateDatabase(db) // PostgreSQL: the owner changes
+	return s.proof.withLock(ctx, db, func(ctx context.Context) error {
 		err := s.sess.exec(ctx, s.dialect().CreateOwner(db, user, pw, privs))
 		if isUserExists(err) {
 			return ddl.ErrPreExistingOwnerUser(s.spec.Name, s.spec.Engine, db, user)
@@ -58,7 +58,7 @@ func (s *Server) CreateLogin(ctx context.Context, db ddl.DatabaseName, user ddl.
 
 // RevokeAll removes every privilege of grantee on db.
 func (s *Server) RevokeAll(ctx context.Context, db ddl.DatabaseName, grantee ddl.Username) error {
-	return s.withLock(ctx, db, func(ctx context.Context) error {
+	return s.proof.withLock(ctx, db, func(ctx context.Context) error {
 		owner, err := s.databaseOwner(ctx, db)
 		if err != nil {
 			return err
@@ -74,7 +74,7 @@ func (s *Server) RevokeAll(ctx context.Context, db ddl.DatabaseName, grantee ddl
 // original error is returned.
 func (s *Server) Exec(ctx context.Context, plan ddl.Plan) error {
 	// A caller-built plan may touch any database: forget the snapshot.
-	defer s.invalidateCatalog()
+	defer s.proof.invalidateCatalog()
 	return s.sess.exec(ctx, plan)
 }
 

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
@@ -59,7 +58,7 @@ type GrantState struct {
 // A missing database or principal is a value, not an error.
 func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (GrantState, error) {
 	var st GrantState
-	dbState, dbID, err := s.DatabaseWithIdentity(ctx, db)
+	dbState, dbID, err := s.proof.DatabaseWithIdentity(ctx, db)
 	if err != nil {
 		return st, err
 	}
@@ -91,7 +90,7 @@ func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 	if s.info.Flavor == ddl.FlavorPostgres {
 		// One query inside the tenant database says it all, the
 		// principal's OID included.
-		g, err := s.pgGrantRead(ctx, db, user, true)
+		g, err := s.proof.pgGrantRead(ctx, db, user, true)
 		if isConnectionLimit(err) {
 			// The database's CONNECTION LIMIT keeps the admin out, and a
 			// refresh only reads: what the catalog snapshots show (the
@@ -105,7 +104,7 @@ func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		if g.principalOID == "" {
 			return st, nil
 		}
-		sid, err := s.serverID(ctx)
+		sid, err := s.proof.serverID(ctx)
 		if err != nil {
 			return st, err
 		}
@@ -114,7 +113,7 @@ func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		return st, nil
 	}
 	return s.readFromSnapshots(ctx, st, user, func(ctx context.Context) ([]ddl.Privilege, error) {
-		return s.refreshPrivileges(ctx, db, user)
+		return s.proof.refreshPrivileges(ctx, db, user)
 	})
 }
 
@@ -124,7 +123,7 @@ func (s *Server) ReadGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 // principal leaves st as it is.
 func (s *Server) readFromSnapshots(ctx context.Context, st GrantState, user ddl.Username,
 	held func(context.Context) ([]ddl.Privilege, error)) (GrantState, error) {
-	pid, hint, found, err := s.loginIdentityHint(ctx, user, true)
+	pid, hint, found, err := s.proof.loginIdentityHint(ctx, user, true)
 	if err != nil || !found {
 		return st, err
 	}
@@ -147,7 +146,7 @@ func (s *Server) readOrphanGrant(ctx context.Context, db ddl.DatabaseName, user 
 		return GrantState{}, nil
 	}
 	st, err := s.readFromSnapshots(ctx, GrantState{}, user, func(ctx context.Context) ([]ddl.Privilege, error) {
-		return s.refreshPrivileges(ctx, db, user)
+		return s.proof.refreshPrivileges(ctx, db, user)
 	})
 	if err != nil || len(st.Held.Any) == 0 {
 		return GrantState{}, err // no rows left: the grant is gone with its database
@@ -166,7 +165,7 @@ func (s *Server) CreateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 		return ids, err
 	}
 	err := s.withGrantLock(ctx, db, user, func(ctx context.Context) error {
-		d, err := s.databaseDirect(ctx, db)
+		d, err := s.proof.databaseDirect(ctx, db)
 		if err != nil {
 			return err
 		}
@@ -174,10 +173,10 @@ func (s *Server) CreateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 			return fmt.Errorf("%s: database %q does not exist: create it first (tenantdb_tenant_database); nothing was changed",
 				s.spec.describe(), db)
 		}
-		if ids.Database, err = s.identityOf(ctx, d); err != nil {
+		if ids.Database, err = s.proof.identityOf(ctx, d); err != nil {
 			return err
 		}
-		pid, found, err := s.LoginIdentity(ctx, user)
+		pid, found, err := s.proof.LoginIdentity(ctx, user)
 		if err != nil {
 			return err
 		}
@@ -206,7 +205,7 @@ func (s *Server) refuseGrantToMySQLOwner(ctx context.Context, db ddl.DatabaseNam
 	if s.info.Flavor == ddl.FlavorPostgres {
 		return nil // syncGrantLocked refuses the database owner
 	}
-	ownsDB, marked, err := s.ownerMarkOn(ctx, db, user)
+	ownsDB, marked, err := s.proof.ownerMarkOn(ctx, db, user)
 	if err != nil {
 		return err
 	}
@@ -217,7 +216,7 @@ func (s *Server) refuseGrantToMySQLOwner(ctx context.Context, db ddl.DatabaseNam
 	if marked {
 		return nil
 	}
-	held, err := s.privileges(ctx, db, user)
+	held, err := s.proof.privileges(ctx, db, user)
 	if err != nil || len(held) == 0 {
 		return err
 	}
@@ -234,7 +233,7 @@ func (s *Server) refuseGrantToMySQLOwner(ctx context.Context, db ddl.DatabaseNam
 // mismatch nothing is granted or revoked (IdentityMismatch).
 func (s *Server) UpdateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username, desired ddl.PrivilegeSet, recorded GrantIdentity) error {
 	return s.withGrantLock(ctx, db, user, func(ctx context.Context) error {
-		c, err := s.CheckIdentity(ctx, db, recorded.Database)
+		c, err := s.proof.CheckIdentity(ctx, db, recorded.Database)
 		if err != nil {
 			return err
 		}
@@ -247,7 +246,7 @@ func (s *Server) UpdateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 		if c.Verdict != Same {
 			return ddl.ErrIdentityMismatch(s.spec.Name, db, mismatchWhy(c.Verdict))
 		}
-		pc, err := s.CheckLogin(ctx, user, recorded.Principal)
+		pc, err := s.proof.CheckLogin(ctx, user, recorded.Principal)
 		if err != nil {
 			return err
 		}
@@ -267,7 +266,7 @@ func (s *Server) UpdateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 // the recorded one, and nothing is granted on a database the grant never
 // saw (IdentityMismatch, saying what was revoked).
 func (s *Server) revokeFromRecreatedLocked(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded GrantIdentity) error {
-	pc, err := s.CheckLogin(ctx, user, recorded.Principal)
+	pc, err := s.proof.CheckLogin(ctx, user, recorded.Principal)
 	if err != nil {
 		return err
 	}
@@ -277,7 +276,7 @@ func (s *Server) revokeFromRecreatedLocked(ctx context.Context, db ddl.DatabaseN
 	if pc.Verdict != Same {
 		return ddl.ErrGrantIdentityMismatch(s.spec.Name, fmt.Sprintf("principal %q", user), PrincipalMismatchWhy(pc.Verdict))
 	}
-	own, err := s.revokeRecordedLocked(ctx, db, user, recorded.Granted)
+	own, err := s.proof.revokeRecordedLocked(ctx, db, user, recorded.Granted)
 	if err != nil {
 		return err
 	}
@@ -303,7 +302,7 @@ type GrantRevoke struct {
 func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded GrantIdentity) (GrantRevoke, error) {
 	out := GrantRevoke{Outcome: Dropped}
 	err := s.withGrantLock(ctx, db, user, func(ctx context.Context) error {
-		pc, err := s.CheckLogin(ctx, user, recorded.Principal)
+		pc, err := s.proof.CheckLogin(ctx, user, recorded.Principal)
 		if err != nil {
 			return err
 		}
@@ -315,7 +314,7 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 			out = GrantRevoke{Outcome: NotOurs, Why: fmt.Sprintf("Principal %q: %s", user, PrincipalMismatchWhy(pc.Verdict))}
 			return nil
 		}
-		c, err := s.CheckIdentity(ctx, db, recorded.Database)
+		c, err := s.proof.CheckIdentity(ctx, db, recorded.Database)
 		if err != nil {
 			return err
 		}
@@ -334,10 +333,10 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 		if s.info.Flavor != ddl.FlavorPostgres {
 			// Only what tenantdb granted (ledger_grants.go): a DBA's
 			// privileges on the same row stay, named.
-			out.Own, err = s.revokeRecordedLocked(ctx, db, user, recorded.Granted)
+			out.Own, err = s.proof.revokeRecordedLocked(ctx, db, user, recorded.Granted)
 			return err
 		}
-		g, err := s.pgGrantRead(ctx, db, user, true)
+		g, err := s.proof.pgGrantRead(ctx, db, user, true)
 		if err != nil {
 			return s.sess.readError(fmt.Sprintf("read the grant of %s on %s", user, db), err)
 		}
@@ -346,14 +345,14 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 				"owner would strip its own rights.", user, db)}
 			return nil
 		}
-		owner, err := g.ownerName(s, db)
+		owner, err := g.ownerName(s.proof, db)
 		if err != nil {
 			return err
 		}
 		if err := s.sess.exec(ctx, ddl.RevokeGrant(s.dialect(), db, user, owner, g.scope)); err != nil {
 			return err
 		}
-		after, err := s.pgGrantRead(ctx, db, user, true)
+		after, err := s.proof.pgGrantRead(ctx, db, user, true)
 		if err != nil {
 			return s.sess.readError(fmt.Sprintf("read the grant of %s on %s back", user, db), err)
 		}
@@ -361,7 +360,7 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 			return fmt.Errorf("%s: after revoking, %q still holds %v (database rights %v, USAGE on %d schema(s)) on %q",
 				s.spec.describe(), user, left, after.read.Database, after.read.UsableSchemas, db)
 		}
-		return s.markGrantee(ctx, db, g.principalOID, false)
+		return s.proof.markGrantee(ctx, db, g.principalOID, false)
 	})
 	return out, err
 }
@@ -374,10 +373,10 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user ddl.Username, desired ddl.PrivilegeSet, existing bool) error {
 	read := func() (ddl.GrantHeld, *pgGrant, error) {
 		if s.info.Flavor != ddl.FlavorPostgres {
-			privs, err := s.privileges(ctx, db, user)
+			privs, err := s.proof.privileges(ctx, db, user)
 			return ddl.HeldEverywhere(privs), nil, err
 		}
-		g, err := s.pgGrantRead(ctx, db, user, true)
+		g, err := s.proof.pgGrantRead(ctx, db, user, true)
 		if err != nil {
 			return ddl.GrantHeld{}, nil, s.sess.readError(fmt.Sprintf("read the grant of %s on %s", user, db), err)
 		}
@@ -399,7 +398,7 @@ func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user 
 		if !g.adminActsAsOwner {
 			return ddl.ErrAdminNotOwnerMember(s.spec.Name, db, g.owner, s.spec.Username)
 		}
-		if owner, err = g.ownerName(s, db); err != nil {
+		if owner, err = g.ownerName(s.proof, db); err != nil {
 			return err
 		}
 		scope = g.scope
@@ -408,7 +407,7 @@ func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user 
 	// it what it holds (grantee_mark.go). Recorded before the change, so a
 	// grant that exists is never missing from the list.
 	if g != nil {
-		if err := s.markGrantee(ctx, db, g.principalOID, true); err != nil {
+		if err := s.proof.markGrantee(ctx, db, g.principalOID, true); err != nil {
 			return err
 		}
 	}
@@ -426,19 +425,19 @@ func (s *Server) syncGrantLocked(ctx context.Context, db ddl.DatabaseName, user 
 	}
 	// Only what it did not hold yet is tenantdb's grant (GRANT ALL
 	// re-grants what a DBA gave it too: that stays the DBA's).
-	if err := s.recordGranting(ctx, db, user, ddl.MinusPrivileges(desired.Expand(s.info), held.Any), fallback); err != nil {
+	if err := s.proof.recordGranting(ctx, db, user, ddl.MinusPrivileges(desired.Expand(s.info), held.Any), fallback); err != nil {
 		return err
 	}
 	// PostgreSQL: the privilege change is one transaction, all or nothing.
 	if err := s.sess.exec(ctx, ddl.InOneTransaction(s.dialect(), ddl.SyncGrant(s.dialect(), db, user, owner, scope, diff))); err != nil {
 		if codesPrincipalMissing[codeOf(err)] {
-			if _, found, lerr := s.LoginIdentity(ctx, user); lerr == nil && !found {
+			if _, found, lerr := s.proof.LoginIdentity(ctx, user); lerr == nil && !found {
 				return ddl.ErrGrantUserMissing(s.spec.Name, user)
 			}
 		}
 		return err
 	}
-	if err := s.recordRevoked(ctx, db, user, diff.Revoke, fallback); err != nil {
+	if err := s.proof.recordRevoked(ctx, db, user, diff.Revoke, fallback); err != nil {
 		return err
 	}
 	after, _, err := read()
@@ -473,7 +472,7 @@ func PrincipalMismatchWhy(v Verdict) string {
 // update one catalog row at once ("tuple concurrently updated" is retried
 // as transient anyway). The order is always database, then principal.
 func (s *Server) withGrantLock(ctx context.Context, db ddl.DatabaseName, user ddl.Username, fn func(context.Context) error) error {
-	return s.withLock(ctx, db, func(ctx context.Context) error {
+	return s.proof.withLock(ctx, db, func(ctx context.Context) error {
 		conn, ok := ctx.Value(lockedConnKey{}).(*sql.Conn)
 		if !ok {
 			return errors.New("internal error: principal lock taken outside a tenant lock")
@@ -485,126 +484,4 @@ func (s *Server) withGrantLock(ctx context.Context, db ddl.DatabaseName, user dd
 		defer release()
 		return fn(ctx)
 	})
-}
-
-// pgGrant is one read of the PostgreSQL catalogs inside a tenant database.
-type pgGrant struct {
-	read             ddl.PostgresGrantRead
-	scope            ddl.PostgresGrantScope
-	owner            string // the database owner (datdba)
-	granteeIsOwner   bool
-	adminActsAsOwner bool   // the admin has the owner's privileges (member, or the owner itself, or superuser)
-	principalOID     string // "" when no such role exists
-}
-
-func (g pgGrant) ownerName(s *Server, db ddl.DatabaseName) (ddl.Username, error) {
-	u, err := ddl.CatalogOwner(g.owner) // the admin's name need not match the owner pattern
-	if err != nil {
-		return ddl.Username{}, fmt.Errorf("%s: database %q is owned by role %q, whose name tenantdb cannot manage: %w",
-			s.spec.describe(), db, g.owner, err)
-	}
-	return u, nil
-}
-
-// pgGrantQuery reads, inside the tenant database, everything a grant is:
-// the principal's entries in the ACLs of the database, of the tenant
-// schemas (owned by the database owner, or public through
-// pg_database_owner; $2 false: public only), of the owner's tables there,
-// and of the owner's default privileges on tables (per tenant schema, and
-// database-wide), with grant options; the tenant schemas it may use through
-// its own USAGE or PUBLIC's (grantee 0; ddl.PostgresGrantRead.Held says
-// why); and the facts around them. One row per fact: kind, name,
-// grantable, count. It runs inside the tenant's database, where the tenant
-// creates schemas, functions and operators: functions are qualified
-// (pg_catalog.), and relations, operators and types resolve under the
-// pinned search_path that each connection verifies before its first
-// statement (admin_session_postgres.go).
-const pgGrantQuery = `
-WITH g AS (SELECT oid FROM pg_roles WHERE rolname = $1),
-d AS (SELECT oid, datdba, datacl FROM pg_database WHERE datname = pg_catalog.current_database()),
-s AS (SELECT n.oid, n.nspname, n.nspacl FROM pg_namespace n, d
-      WHERE n.nspowner IN (d.datdba, 'pg_database_owner'::regrole)
-        AND n.nspname NOT LIKE 'pg\_%' AND n.nspname <> 'information_schema'
-        AND ($2::boolean OR n.nspname = 'public')),
-t AS (SELECT c.oid, c.relacl FROM pg_class c JOIN s ON c.relnamespace = s.oid, d
-      WHERE c.relowner = d.datdba AND c.relkind IN ('r', 'p', 'v', 'm', 'f')),
-da AS (SELECT x.defaclnamespace AS nsp, a.privilege_type, a.is_grantable
-       FROM d, pg_default_acl x, pg_catalog.aclexplode(x.defaclacl) a, g
-       WHERE x.defaclrole = d.datdba AND x.defaclobjtype = 'r' AND a.grantee = g.oid
-         AND (x.defaclnamespace = 0 OR x.defaclnamespace IN (SELECT oid FROM s)))
-SELECT 'database', a.privilege_type, pg_catalog.bool_or(a.is_grantable), pg_catalog.count(*)::int
-  FROM d, pg_catalog.aclexplode(d.datacl) a, g WHERE a.grantee = g.oid GROUP BY 2
-UNION ALL SELECT 'schema-acl', a.privilege_type, pg_catalog.bool_or(a.is_grantable), pg_catalog.count(DISTINCT s.oid)::int
-  FROM s, pg_catalog.aclexplode(s.nspacl) a, g WHERE a.grantee = g.oid GROUP BY 2
-UNION ALL SELECT 'schema-reachable', '', false, pg_catalog.count(DISTINCT s.oid)::int
-  FROM s, pg_catalog.aclexplode(s.nspacl) a, g WHERE a.grantee IN (g.oid, 0) AND a.privilege_type = 'USAGE'
-UNION ALL SELECT 'table', a.privilege_type, pg_catalog.bool_or(a.is_grantable), pg_catalog.count(DISTINCT t.oid)::int
-  FROM t, pg_catalog.aclexplode(t.relacl) a, g WHERE a.grantee = g.oid GROUP BY 2
-UNION ALL SELECT 'schema-default', privilege_type, pg_catalog.bool_or(is_grantable), pg_catalog.count(DISTINCT nsp)::int
-  FROM da WHERE nsp <> 0 GROUP BY 2
-UNION ALL SELECT 'wide-default', privilege_type, pg_catalog.bool_or(is_grantable), 0 FROM da WHERE nsp = 0 GROUP BY 2
-UNION ALL SELECT 'schema', nspname::text, false, 0 FROM s
-UNION ALL SELECT 'tables', '', false, (SELECT pg_catalog.count(*) FROM t)::int
-UNION ALL SELECT 'owner', pg_catalog.pg_get_userbyid(d.datdba), COALESCE(d.datdba = (SELECT oid FROM g), false), 0 FROM d
-UNION ALL SELECT 'admin', '', pg_catalog.pg_has_role(current_user, d.datdba, 'USAGE'), 0 FROM d
-UNION ALL SELECT 'principal', oid::text, false, 0 FROM g`
-
-// pgGrantRead runs pgGrantQuery in db for grantee; allSchemas false limits
-// the scope to schema public (the Dialect's SyncPrivileges).
-func (s *Server) pgGrantRead(ctx context.Context, db ddl.DatabaseName, grantee ddl.Username, allSchemas bool) (pgGrant, error) {
-	var g pgGrant
-	err := s.sess.queryIn(ctx, db.String(), func(ctx context.Context, q queryer) error {
-		g = pgGrant{read: ddl.PostgresGrantRead{OnTables: map[ddl.Privilege]int{}, InDefaults: map[ddl.Privilege]int{}}}
-		rows, err := q.QueryContext(ctx, pgGrantQuery, grantee.String(), allSchemas)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		r := &g.read
-		for rows.Next() {
-			var kind, name string
-			var grantable bool
-			var n int
-			if err := rows.Scan(&kind, &name, &grantable, &n); err != nil {
-				return err
-			}
-			p := ddl.NormalizePrivilege(name)
-			switch kind {
-			case "database":
-				r.Database, r.Grantable = append(r.Database, p), r.Grantable || grantable
-			case "schema-acl":
-				if p == "USAGE" {
-					r.UsableSchemas = n
-				}
-				r.Grantable = r.Grantable || grantable
-			case "schema-reachable":
-				r.Reachable = n
-			case "table":
-				r.OnTables[p], r.Grantable = n, r.Grantable || grantable
-			case "schema-default":
-				r.InDefaults[p], r.Grantable = n, r.Grantable || grantable
-			case "wide-default":
-				r.WideDefaults, r.Grantable = append(r.WideDefaults, p), r.Grantable || grantable
-				g.scope.WideDefaults = true
-			case "schema":
-				sn, err := ddl.NewCatalogSchemaName(name)
-				if err != nil {
-					return err
-				}
-				g.scope.Schemas = append(g.scope.Schemas, sn)
-				r.Schemas++
-			case "tables":
-				r.Tables = n
-			case "owner":
-				g.owner, g.granteeIsOwner = name, grantable
-			case "admin":
-				g.adminActsAsOwner = grantable
-			case "principal":
-				g.principalOID = name
-			}
-		}
-		return rows.Err()
-	})
-	slices.SortFunc(g.scope.Schemas, func(a, b ddl.SchemaName) int { return strings.Compare(a.String(), b.String()) })
-	return g, err
 }

@@ -41,13 +41,13 @@ func (s *Server) readGrantShallow(ctx context.Context, db ddl.DatabaseName, user
 // snapshotDatabaseACL serves the principal's database privileges from the
 // accounts snapshot, loading every database's ACL in one query.
 func (s *Server) snapshotDatabaseACL(ctx context.Context, db ddl.DatabaseName, user ddl.Username) ([]ddl.Privilege, error) {
-	c := &s.catalog
+	c := &s.proof.catalog
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	a := &c.accounts
 	if a.acls == nil || time.Since(a.aclsAt) > catalogTTL {
 		acls := map[[2]string][]string{}
-		err := s.queryEach(ctx, `SELECT d.datname, pg_get_userbyid(a.grantee), a.privilege_type
+		err := s.proof.queryEach(ctx, `SELECT d.datname, pg_get_userbyid(a.grantee), a.privilege_type
 FROM pg_database d, aclexplode(d.datacl) a WHERE a.grantee <> 0`, func() { clear(acls) }, func(rows *sql.Rows) error {
 			var dbName, role, priv string
 			if err := rows.Scan(&dbName, &role, &priv); err != nil {

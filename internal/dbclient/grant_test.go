@@ -313,7 +313,7 @@ SELECT (SELECT count(*) FROM pg_database d, aclexplode(d.datacl) a, g WHERE a.gr
 
 		// The Dialect path: privileges reports it, SyncPrivileges revokes it.
 		grantOption()
-		got, err := e.s.privileges(e.ctx, db, grantee)
+		got, err := e.s.proof.privileges(e.ctx, db, grantee)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,7 +326,7 @@ SELECT (SELECT count(*) FROM pg_database d, aclexplode(d.datacl) a, g WHERE a.gr
 		if n := grantable(); n != 0 {
 			t.Errorf("SyncPrivileges: %d grantable entries left", n)
 		}
-		if got, err := e.s.privileges(e.ctx, db, grantee); err != nil || !sel.Equal(e.s.Info(), got) {
+		if got, err := e.s.proof.privileges(e.ctx, db, grantee); err != nil || !sel.Equal(e.s.Info(), got) {
 			t.Errorf("after SyncPrivileges: %v, %v", privNames(got), err)
 		}
 	})
@@ -539,7 +539,7 @@ func TestGrantSurvivesOwnerRotation(t *testing.T) {
 		if _, err := e.s.CreateGrant(e.ctx, db, grantee, sel); err != nil {
 			t.Fatal(err)
 		}
-		oldID, _, err := e.s.LoginIdentity(e.ctx, owner)
+		oldID, _, err := e.s.proof.LoginIdentity(e.ctx, owner)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,7 @@ import (
 // granteesToCarry is the grants= list a new owner login of db carries:
 // that of owner (the database's current owner) when it is a marked owner
 // of db, or, while the admin owns db, the roles holding CONNECT on it.
-func (s *Server) granteesToCarry(ctx context.Context, db ddl.DatabaseName, owner string) (string, error) {
+func (s *Proofs) granteesToCarry(ctx context.Context, db ddl.DatabaseName, owner string) (string, error) {
 	if owner == s.spec.Username {
 		oids, err := s.connectGranteeOIDs(ctx, db)
 		return strings.Join(oids, ","), err
@@ -42,7 +42,7 @@ func (s *Server) granteesToCarry(ctx context.Context, db ddl.DatabaseName, owner
 
 // connectGranteeOIDs lists the OIDs of the roles holding CONNECT on db, in
 // numeric order.
-func (s *Server) connectGranteeOIDs(ctx context.Context, db ddl.DatabaseName) ([]string, error) {
+func (s *Proofs) connectGranteeOIDs(ctx context.Context, db ddl.DatabaseName) ([]string, error) {
 	out, err := s.queryStrings(ctx, "", `SELECT a.grantee::text FROM pg_catalog.pg_database d, pg_catalog.aclexplode(d.datacl) a
 WHERE d.datname = $1 AND a.privilege_type = 'CONNECT' AND a.grantee <> 0 AND a.grantee <> d.datdba
 GROUP BY a.grantee ORDER BY a.grantee`, db.String())
@@ -58,7 +58,7 @@ GROUP BY a.grantee ORDER BY a.grantee`, db.String())
 // next owner takes the CONNECT holders; an imported owner without a mark:
 // its offboarding revokes every grant, and each grant's next apply
 // grants it again).
-func (s *Server) markGrantee(ctx context.Context, db ddl.DatabaseName, principal string, add bool) error {
+func (s *Proofs) markGrantee(ctx context.Context, db ddl.DatabaseName, principal string, add bool) error {
 	if s.info.Flavor != ddl.FlavorPostgres || principal == "" {
 		return nil
 	}

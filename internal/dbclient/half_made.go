@@ -24,7 +24,7 @@ import (
 // MySQL 8.0.21+; elsewhere only the database's name, for refusals).
 // fromRole is the OID (MySQL: the claim mark) of the login a rotation
 // takes over from ("" for a create).
-func (s *Server) ownerMark(ctx context.Context, db ddl.DatabaseName, fromRole string) (ddl.OwnerMark, error) {
+func (s *Proofs) ownerMark(ctx context.Context, db ddl.DatabaseName, fromRole string) (ddl.OwnerMark, error) {
 	if s.usesLedger() {
 		// MySQL and MariaDB name the database by name (the ledger row).
 		return ddl.OwnerMark{Database: db, FromRole: fromRole}, nil
@@ -50,7 +50,7 @@ func (s *Server) ownerMark(ctx context.Context, db ddl.DatabaseName, fromRole st
 
 // roleMark reads the mark on a PostgreSQL or MySQL 8.0.21+ login; ok is
 // false when it has none (or does not exist).
-func (s *Server) roleMark(ctx context.Context, user string) (mark ddl.OwnerMark, ok bool, err error) {
+func (s *Proofs) roleMark(ctx context.Context, user string) (mark ddl.OwnerMark, ok bool, err error) {
 	if s.usesLedger() {
 		// A name tenantdb does not accept is no login tenantdb made: no mark.
 		if u, uerr := ddl.NewUsername(s.spec.Engine, user); uerr == nil {
@@ -76,7 +76,7 @@ func (s *Server) roleMark(ctx context.Context, user string) (mark ddl.OwnerMark,
 }
 
 // loginMark is roleMark of a login, at its host on MySQL.
-func (s *Server) loginMark(ctx context.Context, user ddl.Username) (ddl.OwnerMark, bool, error) {
+func (s *Proofs) loginMark(ctx context.Context, user ddl.Username) (ddl.OwnerMark, bool, error) {
 	if s.usesLedger() {
 		return s.mysqlLoginMark(ctx, user)
 	}
@@ -97,7 +97,7 @@ func (s *Server) loginMark(ctx context.Context, user ddl.Username) (ddl.OwnerMar
 // after the claim is idempotent, the last marks it done). A done mark of
 // anyone else's claim is a working owner (ErrFinishedOwnerExists);
 // anything else is PreExistingOwnerUser. Either way nothing is changed.
-func (s *Server) finishHalfMade(ctx context.Context, user ddl.Username, want ddl.OwnerMark, rotatedFrom string, pw ddl.Password, plan ddl.Plan) error {
+func (s *Proofs) finishHalfMade(ctx context.Context, user ddl.Username, want ddl.OwnerMark, rotatedFrom string, pw ddl.Password, plan ddl.Plan) error {
 	got, ok, err := s.loginMark(ctx, user)
 	if err != nil {
 		return err
@@ -145,7 +145,7 @@ func (e *finishHalfMadeError) Unwrap() error { return e.err }
 // rotatedFrom is the OID of a login this resource recorded (its identity
 // in state) when that identity is of this server: the FromRole the mark
 // of a login made by this resource's rotation from it carries.
-func (s *Server) rotatedFrom(ctx context.Context, recorded Identity) (string, error) {
+func (s *Proofs) rotatedFrom(ctx context.Context, recorded Identity) (string, error) {
 	if !s.marksOwners() || recorded == "" {
 		return "", nil
 	}
@@ -166,7 +166,7 @@ func (s *Server) rotatedFrom(ctx context.Context, recorded Identity) (string, er
 // recorded. A MariaDB login's identity is the time its password was set,
 // not a claim: there the claim comes from the ledger's newest row that
 // records user as db's owner (ledgerClaimOn).
-func (s *Server) rotatedFromLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (string, error) {
+func (s *Proofs) rotatedFromLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (string, error) {
 	if s.info.Flavor == ddl.FlavorMariaDB {
 		if recorded == "" {
 			return "", nil
@@ -180,7 +180,7 @@ func (s *Server) rotatedFromLogin(ctx context.Context, db ddl.DatabaseName, user
 // rotation ran to its end (the login it took over from is dropped). It
 // is no one's to adopt by a create (see ErrFinishedOwnerExists); it
 // explains an OwnerConflict (ErrOwnerConflictRotated).
-func (s *Server) rotationFinished(ctx context.Context, got ddl.OwnerMark) (bool, error) {
+func (s *Proofs) rotationFinished(ctx context.Context, got ddl.OwnerMark) (bool, error) {
 	if got.FromRole == "" {
 		return false, nil
 	}
@@ -197,7 +197,7 @@ func (s *Server) rotationFinished(ctx context.Context, got ddl.OwnerMark) (bool,
 // finishedRotationOwner returns owner, the PostgreSQL database db's owner,
 // when its mark proves a rotation of this database's owner made it and
 // finished (see rotationFinished); nil otherwise.
-func (s *Server) finishedRotationOwner(ctx context.Context, db ddl.DatabaseName, owner string) (*ddl.Username, error) {
+func (s *Proofs) finishedRotationOwner(ctx context.Context, db ddl.DatabaseName, owner string) (*ddl.Username, error) {
 	got, ok, err := s.roleMark(ctx, owner)
 	if err != nil || !ok {
 		return nil, err
@@ -222,7 +222,7 @@ func (s *Server) finishedRotationOwner(ctx context.Context, db ddl.DatabaseName,
 // name and identity) while d still belongs to that login: the rotation
 // was killed before the handover, so they hold nothing. The login that
 // owns d is never among them.
-func (s *Server) halfMadeRotations(ctx context.Context, d *DatabaseState, db ddl.DatabaseName, from string) ([]HalfMadeLogin, error) {
+func (s *Proofs) halfMadeRotations(ctx context.Context, d *DatabaseState, db ddl.DatabaseName, from string) ([]HalfMadeLogin, error) {
 	dbID, err := s.identityOf(ctx, d)
 	if err != nil || from == "" {
 		return nil, err
@@ -233,7 +233,7 @@ func (s *Server) halfMadeRotations(ctx context.Context, d *DatabaseState, db ddl
 // loginsMarkedFrom lists, from the logins snapshot, the logins other than
 // except whose mark names db (with identity dbID; "" on MySQL) and, as the
 // login it took over from, from: what a rotation from that login made.
-func (s *Server) loginsMarkedFrom(ctx context.Context, db ddl.DatabaseName, dbID, from, except string) ([]HalfMadeLogin, error) {
+func (s *Proofs) loginsMarkedFrom(ctx context.Context, db ddl.DatabaseName, dbID, from, except string) ([]HalfMadeLogin, error) {
 	sid, err := s.serverID(ctx)
 	if err != nil {
 		return nil, err
@@ -261,7 +261,7 @@ func (s *Server) loginsMarkedFrom(ctx context.Context, db ddl.DatabaseName, dbID
 // never finished (its mark names this database and owner's OID): what the
 // new login took over goes back, and the new login is dropped. The
 // configuration went back to the old login; nothing else qualifies.
-func (s *Server) undoHalfMadeRotation(ctx context.Context, db ddl.DatabaseName, owner ddl.Username, ownerID Identity) error {
+func (s *Proofs) undoHalfMadeRotation(ctx context.Context, db ddl.DatabaseName, owner ddl.Username, ownerID Identity) error {
 	if s.info.Flavor != ddl.FlavorPostgres {
 		return nil
 	}
@@ -300,7 +300,7 @@ func roleOID(id Identity) string {
 // recorded login's OID: the claim that made it is this resource's. nil when
 // there is none. Reads the refresh snapshots only (MariaDB: and the
 // ledger's claim of the gone login user, rotatedFromLogin).
-func (s *Server) RotationSuccessor(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (*ddl.Username, error) {
+func (s *Proofs) RotationSuccessor(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (*ddl.Username, error) {
 	from, err := s.rotatedFromLogin(ctx, db, user, recorded)
 	if err != nil || from == "" {
 		return nil, err
@@ -335,7 +335,7 @@ func (s *Server) RotationSuccessor(ctx context.Context, db ddl.DatabaseName, use
 // record: the admin writes it, the tenant cannot. A login without a mark
 // for db (imported, or made before marks existed) has no record to check:
 // the documented window.
-func (s *Server) requireMarkedDatabase(ctx context.Context, db ddl.DatabaseName, user ddl.Username) error {
+func (s *Proofs) requireMarkedDatabase(ctx context.Context, db ddl.DatabaseName, user ddl.Username) error {
 	if s.info.Flavor != ddl.FlavorPostgres {
 		return nil
 	}

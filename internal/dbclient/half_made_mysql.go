@@ -26,7 +26,7 @@ const mysqlLoginAttribute = `COALESCE((SELECT a.ATTRIBUTE FROM information_schem
 // marksOwners reports whether the server's owner logins carry a mark
 // (ddl.OwnerMark): PostgreSQL, and MySQL 8.0.21+ and MariaDB in the
 // ledger.
-func (s *Server) marksOwners() bool {
+func (s *Proofs) marksOwners() bool {
 	return s.info.Flavor == ddl.FlavorPostgres || s.usesLedger()
 }
 
@@ -43,7 +43,7 @@ func parseLoginMark(info ddl.ServerInfo, text string) (ddl.OwnerMark, bool) {
 // before a write): its proven ledger row (ledger_mysql.go). ok is false
 // when it has none (a login an earlier version made, whatever its
 // ATTRIBUTE says, or one that does not exist).
-func (s *Server) mysqlLoginMark(ctx context.Context, user ddl.Username) (ddl.OwnerMark, bool, error) {
+func (s *Proofs) mysqlLoginMark(ctx context.Context, user ddl.Username) (ddl.OwnerMark, bool, error) {
 	row, ok, err := s.mysqlProvenRow(ctx, user)
 	if err != nil || !ok {
 		return ddl.OwnerMark{}, false, err
@@ -55,7 +55,7 @@ func (s *Server) mysqlLoginMark(ctx context.Context, user ddl.Username) (ddl.Own
 // mysqlProvenRow reads, directly, the ledger row that proves a MySQL login
 // (provenOf: the ledger is the mark; the ATTRIBUTE or the owner limit mark
 // corroborates it). ok is false when none does, or the login does not exist.
-func (s *Server) mysqlProvenRow(ctx context.Context, user ddl.Username) (ddl.LedgerRow, bool, error) {
+func (s *Proofs) mysqlProvenRow(ctx context.Context, user ddl.Username) (ddl.LedgerRow, bool, error) {
 	tr, found, err := s.loginTraceOf(ctx, user)
 	if err != nil || !found {
 		return ddl.LedgerRow{}, false, err
@@ -71,7 +71,7 @@ func (s *Server) mysqlProvenRow(ctx context.Context, user ddl.Username) (ddl.Led
 // loginTraceOf reads, directly, what a login carries beside the ledger
 // (loginTrace): MySQL its ATTRIBUTE and per-hour update limit, MariaDB
 // its limit alone. found is false when the login does not exist.
-func (s *Server) loginTraceOf(ctx context.Context, user ddl.Username) (loginTrace, bool, error) {
+func (s *Proofs) loginTraceOf(ctx context.Context, user ddl.Username) (loginTrace, bool, error) {
 	if s.info.Flavor == ddl.FlavorMariaDB {
 		limit, found, err := s.ownerLimit(ctx, user)
 		return loginTrace{limit: limit, noAttribute: true}, found, err
@@ -97,7 +97,7 @@ func (s *Server) loginTraceOf(ctx context.Context, user ddl.Username) (loginTrac
 // when there is none (a login an earlier version made, or made by hand).
 // One direct read: checks before a rotation, and a refresh whose recorded
 // login is gone.
-func (s *Server) ledgerClaimOn(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (string, error) {
+func (s *Proofs) ledgerClaimOn(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (string, error) {
 	if s.info.Flavor != ddl.FlavorMariaDB {
 		return "", nil
 	}
@@ -137,7 +137,7 @@ func mysqlClaimOf(id Identity, sid string) string {
 // mark from made them (open, or done while that login still exists: the
 // rotation was killed before it dropped the old one). owner, the login
 // being refreshed, is never among them.
-func (s *Server) mysqlHalfMadeRotations(ctx context.Context, db ddl.DatabaseName, owner ddl.Username, from string) ([]HalfMadeLogin, error) {
+func (s *Proofs) mysqlHalfMadeRotations(ctx context.Context, db ddl.DatabaseName, owner ddl.Username, from string) ([]HalfMadeLogin, error) {
 	if from == "" {
 		return nil, nil
 	}
@@ -149,7 +149,7 @@ func (s *Server) mysqlHalfMadeRotations(ctx context.Context, db ddl.DatabaseName
 // login's claim mark (from). A MySQL database has no owner to start from,
 // so the snapshot's marks are searched; more than one such login (never
 // made by one resource) is none.
-func (s *Server) mysqlRotationSuccessor(db ddl.DatabaseName, from string) *ddl.Username {
+func (s *Proofs) mysqlRotationSuccessor(db ddl.DatabaseName, from string) *ddl.Username {
 	var found []string
 	marks, _ := s.snapshotMarks()
 	for name, m := range marks {

@@ -44,7 +44,7 @@ func TestHalfMadeMySQL_adoptionRules(t *testing.T) {
 	// from the login with claim mark from, for a rotation).
 	halfMade := func(t *testing.T, user ddl.Username, pw string, markDB ddl.DatabaseName, from string) {
 		t.Helper()
-		mark, err := s.ownerMark(e.ctx, markDB, from)
+		mark, err := s.proof.ownerMark(e.ctx, markDB, from)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,13 +52,13 @@ func TestHalfMadeMySQL_adoptionRules(t *testing.T) {
 		create := ddl.MarkOwnerPlan(d, ddl.CreateMarkedOwner(d, markDB, user, mustPassword(t, pw), privs, claim), user, mark)
 		// The ledger's open row, then the CREATE USER: what ClaimOwner
 		// runs before the kill (the ledger is written first).
-		if err := s.ledgerOpen(e.ctx, claim, user, markDB, from, privs); err != nil {
+		if err := s.proof.ledgerOpen(e.ctx, claim, user, markDB, from, privs); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.sess.exec(e.ctx, ddl.Plan{Statements: create.Statements[:1]}); err != nil {
 			t.Fatal(err)
 		}
-		if got, ok, err := s.loginMark(e.ctx, user); err != nil || !ok || got.Finished || got.Database != markDB || got.FromRole != from {
+		if got, ok, err := s.proof.loginMark(e.ctx, user); err != nil || !ok || got.Finished || got.Database != markDB || got.FromRole != from {
 			t.Fatalf("mark of the half-made %s = %+v, %v, %v; want an open mark of %s from %q", user, got, ok, err, markDB, from)
 		}
 	}
@@ -87,7 +87,7 @@ func TestHalfMadeMySQL_adoptionRules(t *testing.T) {
 	t.Run("open mark of this database: adopted", func(t *testing.T) {
 		user := e.newUser("hmyo")
 		halfMade(t, user, "Half-made-1", db, "")
-		before, _, err := s.LoginIdentity(e.ctx, user)
+		before, _, err := s.proof.LoginIdentity(e.ctx, user)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func TestHalfMadeMySQL_adoptionRules(t *testing.T) {
 		}
 		tenant := e.mustOpenAs(user.String(), "Configured-2", db.String())
 		exec(t, tenant, "CREATE TABLE t (v int)")
-		if got, ok, err := s.loginMark(e.ctx, user); err != nil || !ok || !got.Finished {
+		if got, ok, err := s.proof.loginMark(e.ctx, user); err != nil || !ok || !got.Finished {
 			t.Fatalf("mark after the adoption = %+v, %v, %v; want done", got, ok, err)
 		}
 
@@ -111,7 +111,7 @@ func TestHalfMadeMySQL_adoptionRules(t *testing.T) {
 			t.Errorf("the tenant changed its own attribute: %v; want error 1227", err)
 		}
 		tenant.Close()
-		if got, ok, err := s.loginMark(e.ctx, user); err != nil || !ok || !got.Finished {
+		if got, ok, err := s.proof.loginMark(e.ctx, user); err != nil || !ok || !got.Finished {
 			t.Fatalf("mark after the tenant's attempt = %+v, %v, %v; want done", got, ok, err)
 		}
 

@@ -35,7 +35,7 @@ func TestFinishHalfMade_failureLeavesAdoptedLogin(t *testing.T) {
 	// The killed apply: every statement of the create but its last (the
 	// done mark) ran, as ClaimOwner builds them.
 	d := s.dialect()
-	mark, err := s.ownerMark(e.ctx, db, "")
+	mark, err := s.proof.ownerMark(e.ctx, db, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestFinishHalfMade_failureLeavesAdoptedLogin(t *testing.T) {
 		t.Fatalf("the next apply does not finish the adopted login: %v", err)
 	}
 	requireTenantKeeps(t, e, db, user, pw, "after the finish")
-	if got, ok, err := s.loginMark(e.ctx, user); err != nil || !ok || !got.Finished {
+	if got, ok, err := s.proof.loginMark(e.ctx, user); err != nil || !ok || !got.Finished {
 		t.Fatalf("mark after the finish = %+v, %v, %v; want a done mark", got, ok, err)
 	}
 }

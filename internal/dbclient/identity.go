@@ -4,7 +4,6 @@ package dbclient
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
@@ -187,7 +186,7 @@ func (id Identity) Strong() bool {
 
 // databaseQuery reads one database (name != "") or all of them, as the
 // columns DatabaseState scans: name, charset, collation, owner, marker.
-func (s *Server) databaseQuery(name string) string {
+func (s *Proofs) databaseQuery(name string) string {
 	return s.databaseQueryMarks(name, ddl.MySQLMarksQuery)
 }
 
@@ -196,7 +195,7 @@ func (s *Server) databaseQuery(name string) string {
 // "" where the server keeps no ledger (MariaDB, PostgreSQL, MySQL before
 // 8.0.21). A read that finds no ledger falls back to databaseQuery
 // (withLedgerMarks).
-func (s *Server) databaseQueryLedger(name string) string {
+func (s *Proofs) databaseQueryLedger(name string) string {
 	if s.info.Flavor != ddl.FlavorMySQL || !s.usesLedger() {
 		return ""
 	}
@@ -208,7 +207,7 @@ func (s *Server) databaseQueryLedger(name string) string {
 // (1049/1146) or may not read it (an admin narrowed below the documented
 // rights): the marks of an admin decommissioned after a rotation still
 // count wherever the ledger records it (PROOFS.md).
-func (s *Server) withLedgerMarks(name string, read func(q string) error) error {
+func (s *Proofs) withLedgerMarks(name string, read func(q string) error) error {
 	if q := s.databaseQueryLedger(name); q != "" {
 		if err := read(q); !ledgerMissing(err) && !isAccessDenied(err) {
 			return err
@@ -217,7 +216,7 @@ func (s *Server) withLedgerMarks(name string, read func(q string) error) error {
 	return read(s.databaseQuery(name))
 }
 
-func (s *Server) databaseQueryMarks(name, marks string) string {
+func (s *Proofs) databaseQueryMarks(name, marks string) string {
 	var q string
 	switch s.info.Flavor {
 	case ddl.FlavorPostgres:
@@ -244,12 +243,12 @@ func (s *Server) databaseQueryMarks(name, marks string) string {
 
 // foldsNames reports whether the server compares database names without
 // regard to case (MySQL/MariaDB lower_case_table_names 1 or 2).
-func (s *Server) foldsNames() bool {
+func (s *Proofs) foldsNames() bool {
 	return s.info.Flavor != ddl.FlavorPostgres && s.info.LowerCaseTableNames != 0
 }
 
 // lookupKey is how the catalog keys a database name: as the server compares.
-func (s *Server) lookupKey(name string) string {
+func (s *Proofs) lookupKey(name string) string {
 	if s.foldsNames() {
 		return strings.ToLower(name)
 	}
@@ -257,7 +256,7 @@ func (s *Server) lookupKey(name string) string {
 }
 
 // serverID reads the server-level part of identities once per process.
-func (s *Server) serverID(ctx context.Context) (string, error) {
+func (s *Proofs) serverID(ctx context.Context) (string, error) {
 	if s.info.Flavor == ddl.FlavorMariaDB {
 		return "", nil
 	}
@@ -285,7 +284,7 @@ func (s *Server) serverID(ctx context.Context) (string, error) {
 }
 
 // identityOf builds the identity of a database the server reported.
-func (s *Server) identityOf(ctx context.Context, st *DatabaseState) (Identity, error) {
+func (s *Proofs) identityOf(ctx context.Context, st *DatabaseState) (Identity, error) {
 	sid, err := s.serverID(ctx)
 	if err != nil {
 		return "", err
@@ -304,7 +303,7 @@ func (s *Server) identityOf(ctx context.Context, st *DatabaseState) (Identity, e
 
 // DatabaseWithIdentity reads a database and its identity, from the catalog
 // snapshot when it is fresh (Read of many tenants). Not found is (nil, "", nil).
-func (s *Server) DatabaseWithIdentity(ctx context.Context, db ddl.DatabaseName) (*DatabaseState, Identity, error) {
+func (s *Proofs) DatabaseWithIdentity(ctx context.Context, db ddl.DatabaseName) (*DatabaseState, Identity, error) {
 	st, err := s.Database(ctx, db)
 	if err != nil || st == nil {
 		return nil, "", err
@@ -322,7 +321,7 @@ type Check struct {
 }
 
 // CheckIdentity reads db directly and compares it with recorded.
-func (s *Server) CheckIdentity(ctx context.Context, db ddl.DatabaseName, recorded Identity) (Check, error) {
+func (s *Proofs) CheckIdentity(ctx context.Context, db ddl.DatabaseName, recorded Identity) (Check, error) {
 	st, err := s.databaseDirect(ctx, db)
 	if err != nil || st == nil {
 		return Check{}, err
@@ -334,120 +333,21 @@ func (s *Server) CheckIdentity(ctx context.Context, db ddl.DatabaseName, recorde
 	return Check{Found: true, Identity: id, Verdict: Compare(recorded, id)}, nil
 }
 
-// ClaimDatabase is CreateDatabase that returns the new database's identity
-// and its settings as the server reports them. On MariaDB the claim mark is
-// part of the CREATE DATABASE statement itself; on MySQL it is the mark
-// procedure the next statement creates (ddl.ClaimPlan), under the same lock.
-func (s *Server) ClaimDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.Charset, co ddl.Collation) (*DatabaseState, Identity, error) {
-	defer s.invalidateDatabase(db)
-	mark := ddl.NewClaimMark()
-	var st *DatabaseState
-	var id Identity
-	err := s.withLock(ctx, db, func(ctx context.Context) error {
-		if s.info.Flavor == ddl.FlavorPostgres {
-			var err error
-			if st, err = s.claimPostgres(ctx, db, cs, co); err != nil {
-				return err
-			}
-			s.sess.markFresh(db)
-			rctx, cancel := readBackContext(ctx) // the claim committed
-			defer cancel()
-			id, err = s.identityOf(rctx, st)
-			return err
-		}
-		plan := ddl.ClaimPlan(s.dialect(), db, cs, co, mark)
-		var err error
-		if f := fault(faultClaimLostBefore, db.String()); f != nil {
-			err = newStatementError(s.spec.Name, plan.Statements[0], f)
-		} else {
-			err = s.sess.exec(ctx, plan)
-		}
-		if f := fault(faultClaimLostAfter, db.String()); err == nil && f != nil {
-			err = newStatementError(s.spec.Name, plan.Statements[0], f)
-		}
-		if isDatabaseExists(err) {
-			return ddl.ErrDatabasePreExists(s.spec.Name, s.spec.Engine, db)
-		}
-		if err != nil && classify(err) == classOutcomeUnknown && ddl.KeepsClaimMark(s.info) {
-			// The connection was lost mid-claim. The mark says whose the
-			// database is, if there is one: read it on a fresh connection
-			// (the locked one is gone), waiting for a restarting server.
-			ctx = settling(unlocked(ctx))
-			found, rerr := s.databaseDirect(ctx, db)
-			switch {
-			case rerr != nil:
-				return err // still unknown: report the lost connection
-			case found == nil:
-				return fmt.Errorf("%s: the connection was lost while creating database %q, and it does not exist: "+
-					"nothing was created; apply again", s.spec.describe(), db)
-			case found.Marker == "":
-				// MySQL: also the connection lost between CREATE DATABASE
-				// and the mark procedure.
-				return ddl.ErrDatabaseClaimUnproven(s.spec.Name, db)
-			case !s.carriesMark(found, mark):
-				return ddl.ErrDatabasePreExists(s.spec.Name, s.spec.Engine, db)
-			}
-			err = nil // ours: the claim took effect before the connection was lost
-		}
-		if err != nil {
-			return err
-		}
-		// The database is ours: wait for a restarting server to read it,
-		// and read it also when the operation's deadline passed after the
-		// claim committed (readBackContext), so state records it.
-		rctx, cancel := readBackContext(ctx)
-		defer cancel()
-		ctx = settling(rctx)
-		if st, err = s.databaseDirect(ctx, db); err != nil {
-			return err
-		}
-		if st == nil {
-			return fmt.Errorf("%s: database %q was created but cannot be read back", s.spec.describe(), db)
-		}
-		id, err = s.identityOf(ctx, st)
-		return err
-	})
-	return st, id, err
-}
-
 // carriesMark reports whether the database read back carries this claim's
 // mark: MariaDB's comment is the mark; MySQL's mark procedure is named for
 // its nonce.
-func (s *Server) carriesMark(st *DatabaseState, mark ddl.ClaimMark) bool {
+func (s *Proofs) carriesMark(st *DatabaseState, mark ddl.ClaimMark) bool {
 	if s.info.Flavor == ddl.FlavorMySQL {
 		return ddl.MySQLMarkerNonce(st.Marker) == mark.MySQLNonce()
 	}
 	return st.Marker == mark.String()
 }
 
-// AlterOwnDatabase is AlterDatabase after checking, under the tenant's lock,
-// that the database is still the recorded object.
-func (s *Server) AlterOwnDatabase(ctx context.Context, db ddl.DatabaseName, cs ddl.Charset, co ddl.Collation, recorded Identity) error {
-	plan, err := s.dialect().AlterDatabase(db, cs, co)
-	if err != nil {
-		return err
-	}
-	defer s.invalidateDatabase(db)
-	return s.withLock(ctx, db, func(ctx context.Context) error {
-		c, err := s.CheckIdentity(ctx, db, recorded)
-		if err != nil {
-			return err
-		}
-		if !c.Found {
-			return ddl.ErrDatabaseGone(s.spec.Name, db)
-		}
-		if c.Verdict = Compare(recorded, c.Identity); c.Verdict != Same {
-			return s.errNotRecordedDatabase(db, recorded, c)
-		}
-		return s.sess.exec(ctx, plan)
-	})
-}
-
 // errNotRecordedDatabase refuses a change to a database that is not (or
 // not provably) the recorded one. An Unproven MariaDB database gets the
 // statement that gives it its recorded comment back, for a DBA who knows
 // it is the same database, and never a DROP.
-func (s *Server) errNotRecordedDatabase(db ddl.DatabaseName, recorded Identity, c Check) error {
+func (s *Proofs) errNotRecordedDatabase(db ddl.DatabaseName, recorded Identity, c Check) error {
 	if c.Verdict == Unproven && recorded.isMySQL() {
 		marker, _ := recorded.MySQLMarker()
 		return ddl.ErrMySQLDatabaseUnproven(s.spec.Name, db, marker)
@@ -460,86 +360,6 @@ func (s *Server) errNotRecordedDatabase(db ddl.DatabaseName, recorded Identity, 
 	return ddl.ErrIdentityMismatch(s.spec.Name, db, mismatchWhy(c.Verdict))
 }
 
-// MarkImportedDatabase gives a MariaDB or MySQL database that carries no
-// claim mark (recorded at import, or by a version before marks) one, under
-// the tenant's lock and only while what was recorded still reads exactly
-// the same (MariaDB: its comment; MySQL: no mark, and the same server):
-// the first apply after an import, never a plan. It returns the identity to
-// record and the comment the mark replaced ("" when there was none).
-func (s *Server) MarkImportedDatabase(ctx context.Context, db ddl.DatabaseName, recorded Identity) (Identity, string, error) {
-	if !recorded.NeedsMark() {
-		return recorded, "", nil
-	}
-	was, _ := recorded.Comment()
-	defer s.invalidateDatabase(db)
-	var id Identity
-	err := s.withLock(ctx, db, func(ctx context.Context) error {
-		c, err := s.CheckIdentity(ctx, db, recorded)
-		if err != nil {
-			return err
-		}
-		if !c.Found {
-			return ddl.ErrDatabaseGone(s.spec.Name, db)
-		}
-		if c.Identity != recorded {
-			c.Verdict = Compare(recorded, c.Identity)
-			return s.errNotRecordedDatabase(db, recorded, c)
-		}
-		if err := s.sess.exec(ctx, ddl.MarkDatabase(s.info, db, ddl.NewClaimMark())); err != nil {
-			return err
-		}
-		st, err := s.databaseDirect(ctx, db)
-		if err != nil {
-			return err
-		}
-		if st == nil {
-			return ddl.ErrDatabaseGone(s.spec.Name, db)
-		}
-		id, err = s.identityOf(ctx, st)
-		return err
-	})
-	return id, was, err
-}
-
-// DropOutcome says what DropOwnDatabase did.
-type DropOutcome int
-
-const (
-	Dropped     DropOutcome = iota
-	AlreadyGone             // nothing to drop
-	NotOurs                 // another object holds the name: nothing dropped
-	// RevokedOnly: the object is not provably the recorded one, so it was
-	// not dropped, but what this provider granted on the database was
-	// revoked from it (revoking is always safe).
-	RevokedOnly
-)
-
-// DropOwnDatabase drops db only if it is still the recorded object; the
-// check and the drop run under the tenant's lock, right before DROP. On
-// PostgreSQL it refuses DatabaseInUse while sessions it did not open are
-// connected. The Check says what was found when the outcome is NotOurs.
-func (s *Server) DropOwnDatabase(ctx context.Context, db ddl.DatabaseName, recorded Identity) (DropOutcome, Check, error) {
-	defer s.invalidateDatabase(db)
-	outcome := Dropped
-	var c Check
-	ctx = dropping(ctx) // an invalid database is dropped like any other: that finishes it
-	err := s.withLock(ctx, db, func(ctx context.Context) error {
-		var err error
-		if c, err = s.CheckIdentity(ctx, db, recorded); err != nil {
-			return err
-		}
-		if !c.Found {
-			outcome = AlreadyGone
-			return nil
-		}
-		if c.Verdict = Compare(recorded, c.Identity); c.Verdict != Same {
-			outcome = NotOurs
-			return nil
-		}
-		return s.dropLocked(ctx, db)
-	})
-	return outcome, c, err
-}
 
 // MismatchWhy explains a verdict in a sentence, for diagnostics.
 func MismatchWhy(v Verdict) string { return mismatchWhy(v) }

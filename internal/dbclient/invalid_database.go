@@ -38,7 +38,7 @@ func dropping(ctx context.Context) context.Context {
 
 // refuseInvalid refuses (PostgreSQL) a change of an invalid database,
 // unless it is the database's drop.
-func (s *Server) refuseInvalid(ctx context.Context, db ddl.DatabaseName) error {
+func (s *Proofs) refuseInvalid(ctx context.Context, db ddl.DatabaseName) error {
 	if s.spec.Engine != ddl.EnginePostgres || ctx.Value(droppingKey{}) != nil {
 		return nil
 	}

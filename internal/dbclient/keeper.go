@@ -99,12 +99,12 @@ func (s *Server) withKeeperHandedTo(ctx context.Context, db ddl.DatabaseName, ow
 	if s.info.Flavor != ddl.FlavorPostgres {
 		return plan, nil
 	}
-	d, err := s.databaseDirect(ctx, db)
+	d, err := s.proof.databaseDirect(ctx, db)
 	if err != nil || d == nil || !ddl.IsKeeperOf(db, d.Owner) {
 		return plan, err
 	}
 	keeper := ddl.KeeperName(db)
-	acls, err := s.defaultACLs(ctx, db, keeper.String())
+	acls, err := s.proof.defaultACLs(ctx, db, keeper.String())
 	if err != nil {
 		return ddl.Plan{}, err
 	}

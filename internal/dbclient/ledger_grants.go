@@ -22,7 +22,7 @@ import (
 // grantRecord reads what tenantdb holds granted to user on db's name;
 // found is false when no row was ever written (an earlier version's
 // grant, a server without the ledger, or a ledger not made yet).
-func (s *Server) grantRecord(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (privs []ddl.Privilege, found bool, err error) {
+func (s *Proofs) grantRecord(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (privs []ddl.Privilege, found bool, err error) {
 	if !s.usesLedger() {
 		return nil, false, nil
 	}
@@ -41,7 +41,7 @@ func (s *Server) grantRecord(ctx context.Context, db ddl.DatabaseName, user ddl.
 
 // recordedOr is the grant record of user on db's name, or fallback where
 // none was ever written.
-func (s *Server) recordedOr(ctx context.Context, db ddl.DatabaseName, user ddl.Username, fallback []ddl.Privilege) ([]ddl.Privilege, error) {
+func (s *Proofs) recordedOr(ctx context.Context, db ddl.DatabaseName, user ddl.Username, fallback []ddl.Privilege) ([]ddl.Privilege, error) {
 	rec, found, err := s.grantRecord(ctx, db, user)
 	if err != nil || found {
 		return rec, err
@@ -51,7 +51,7 @@ func (s *Server) recordedOr(ctx context.Context, db ddl.DatabaseName, user ddl.U
 
 // writeGrantRecord appends the record that tenantdb holds privs granted to
 // user on db's name, making the ledger the first time a process needs it.
-func (s *Server) writeGrantRecord(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs []ddl.Privilege) error {
+func (s *Proofs) writeGrantRecord(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs []ddl.Privilege) error {
 	if !s.usesLedger() {
 		return nil
 	}
@@ -61,7 +61,7 @@ func (s *Server) writeGrantRecord(ctx context.Context, db ddl.DatabaseName, user
 // recordGranting records, before the GRANT it runs, that tenantdb will
 // hold granting added to user on db's name as well (fallback: see
 // recordedOr).
-func (s *Server) recordGranting(ctx context.Context, db ddl.DatabaseName, user ddl.Username, granting, fallback []ddl.Privilege) error {
+func (s *Proofs) recordGranting(ctx context.Context, db ddl.DatabaseName, user ddl.Username, granting, fallback []ddl.Privilege) error {
 	if !s.usesLedger() || len(granting) == 0 {
 		return nil
 	}
@@ -76,7 +76,7 @@ func (s *Server) recordGranting(ctx context.Context, db ddl.DatabaseName, user d
 // holds revoked granted to user on db's name. It never makes the ledger:
 // where there is none, nothing was recorded to correct (the fallback
 // stands in again next time).
-func (s *Server) recordRevoked(ctx context.Context, db ddl.DatabaseName, user ddl.Username, revoked, fallback []ddl.Privilege) error {
+func (s *Proofs) recordRevoked(ctx context.Context, db ddl.DatabaseName, user ddl.Username, revoked, fallback []ddl.Privilege) error {
 	if !s.usesLedger() || len(revoked) == 0 {
 		return nil
 	}
@@ -91,7 +91,7 @@ func (s *Server) recordRevoked(ctx context.Context, db ddl.DatabaseName, user dd
 // exists: one that does not (or an earlier version's, without the host
 // column, which only a write that makes rows upgrades) has nothing to
 // correct.
-func (s *Server) correctGrantRecord(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs []ddl.Privilege) error {
+func (s *Proofs) correctGrantRecord(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs []ddl.Privilege) error {
 	err := s.sess.exec(ctx, ddl.Plan{Statements: []ddl.Statement{ddl.LedgerRecordGrant(user, db, privs)}})
 	if ledgerMissing(err) || ledgerV1(err) {
 		return nil
@@ -111,7 +111,7 @@ type RevokedOwn struct {
 // granted there (fallback: see recordedOr) and nothing else, reads back
 // that none of it is left, and records the revoke. The caller holds the
 // tenant's lock (MySQL/MariaDB only).
-func (s *Server) revokeRecordedLocked(ctx context.Context, db ddl.DatabaseName, user ddl.Username, fallback []ddl.Privilege) (RevokedOwn, error) {
+func (s *Proofs) revokeRecordedLocked(ctx context.Context, db ddl.DatabaseName, user ddl.Username, fallback []ddl.Privilege) (RevokedOwn, error) {
 	var out RevokedOwn
 	held, err := s.privileges(ctx, db, user)
 	if err != nil || len(held) == 0 {

@@ -19,7 +19,7 @@ import (
 
 // usesLedger reports whether owner claims on this server are recorded in
 // the ledger.
-func (s *Server) usesLedger() bool { return ddl.UsesLedger(s.info) }
+func (s *Proofs) usesLedger() bool { return ddl.UsesLedger(s.info) }
 
 // ledgerMissing reports a read of a ledger that does not exist yet.
 func ledgerMissing(err error) bool {
@@ -30,7 +30,7 @@ func ledgerMissing(err error) bool {
 // ledgerOpen writes the open row of an owner login's claim, creating the
 // ledger the first time this process needs it. It runs before the CREATE
 // USER it records; a failure stops the claim before anything is made.
-func (s *Server) ledgerOpen(ctx context.Context, claim ddl.ClaimMark, user ddl.Username, db ddl.DatabaseName, from string, privs ddl.PrivilegeSet) error {
+func (s *Proofs) ledgerOpen(ctx context.Context, claim ddl.ClaimMark, user ddl.Username, db ddl.DatabaseName, from string, privs ddl.PrivilegeSet) error {
 	if !s.usesLedger() {
 		return nil
 	}
@@ -40,7 +40,7 @@ func (s *Server) ledgerOpen(ctx context.Context, claim ddl.ClaimMark, user ddl.U
 
 // ledgerWrite runs plan, a write to the ledger, making the ledger the
 // first time this process needs it (and again if it was dropped since).
-func (s *Server) ledgerWrite(ctx context.Context, plan ddl.Plan) error {
+func (s *Proofs) ledgerWrite(ctx context.Context, plan ddl.Plan) error {
 	s.catalog.mu.Lock()
 	ready := s.catalog.ledgerReady
 	s.catalog.mu.Unlock()
@@ -68,7 +68,7 @@ func (s *Server) ledgerWrite(ctx context.Context, plan ddl.Plan) error {
 // ensureLedger makes the ledger, or brings one an earlier version made up
 // to date (its host column, issue 46), in place: idempotent, and run by
 // the admin before the first ledger write of a process.
-func (s *Server) ensureLedger(ctx context.Context) error {
+func (s *Proofs) ensureLedger(ctx context.Context) error {
 	if err := s.sess.exec(ctx, ddl.EnsureLedger()); err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func ledgerV1(err error) bool { return codeOf(err) == "mysql:1054" }
 // (finishHalfMade). Elsewhere false: the CREATE USER itself is the check.
 // The CREATE USER stays a claim (no IF NOT EXISTS) for a login made in
 // between.
-func (s *Server) loginExistsBeforeClaim(ctx context.Context, user ddl.Username) (bool, error) {
+func (s *Proofs) loginExistsBeforeClaim(ctx context.Context, user ddl.Username) (bool, error) {
 	if !s.usesLedger() {
 		return false, nil
 	}
@@ -107,7 +107,7 @@ func (s *Server) loginExistsBeforeClaim(ctx context.Context, user ddl.Username) 
 }
 
 // ledgerSet moves claim's row to status.
-func (s *Server) ledgerSet(ctx context.Context, claim ddl.ClaimMark, status string) error {
+func (s *Proofs) ledgerSet(ctx context.Context, claim ddl.ClaimMark, status string) error {
 	if !s.usesLedger() || claim.IsZero() {
 		return nil
 	}
@@ -115,7 +115,7 @@ func (s *Server) ledgerSet(ctx context.Context, claim ddl.ClaimMark, status stri
 }
 
 // ledgerDropped records that tenantdb dropped user.
-func (s *Server) ledgerDropped(ctx context.Context, user ddl.Username) error {
+func (s *Proofs) ledgerDropped(ctx context.Context, user ddl.Username) error {
 	if !s.usesLedger() {
 		return nil
 	}
@@ -135,7 +135,7 @@ func (s *Server) ledgerDropped(ctx context.Context, user ddl.Username) error {
 
 // ledgerLogin reads user's live ledger rows (at its host), newest first,
 // directly.
-func (s *Server) ledgerLogin(ctx context.Context, user ddl.Username) ([]ddl.LedgerRow, error) {
+func (s *Proofs) ledgerLogin(ctx context.Context, user ddl.Username) ([]ddl.LedgerRow, error) {
 	if !s.usesLedger() {
 		return nil, nil
 	}
@@ -152,7 +152,7 @@ func (s *Server) ledgerLogin(ctx context.Context, user ddl.Username) ([]ddl.Ledg
 	return rows, nil
 }
 
-func (s *Server) ledgerLoginRows(ctx context.Context, query string, user ddl.Username) ([]ddl.LedgerRow, error) {
+func (s *Proofs) ledgerLoginRows(ctx context.Context, query string, user ddl.Username) ([]ddl.LedgerRow, error) {
 	var rows []ddl.LedgerRow
 	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
 		rows = nil
@@ -176,7 +176,7 @@ func (s *Server) ledgerLoginRows(ctx context.Context, query string, user ddl.Use
 
 // loadLedgerLogins reads every login's live ledger rows, newest first (the
 // accounts snapshot: one query per server), keyed by ddl.AccountKey.
-func (s *Server) loadLedgerLogins(ctx context.Context) (map[string][]ddl.LedgerRow, error) {
+func (s *Proofs) loadLedgerLogins(ctx context.Context) (map[string][]ddl.LedgerRow, error) {
 	out := map[string][]ddl.LedgerRow{}
 	if !s.usesLedger() {
 		return out, nil
@@ -269,7 +269,7 @@ func loginValueOf(rows []ddl.LedgerRow, catalogValue string, tr loginTrace) (v s
 }
 
 // execLoginDrop runs a login's drop and records it in the ledger.
-func (s *Server) execLoginDrop(ctx context.Context, user ddl.Username, drop ddl.Plan) error {
+func (s *Proofs) execLoginDrop(ctx context.Context, user ddl.Username, drop ddl.Plan) error {
 	if err := s.sess.exec(ctx, drop); err != nil {
 		return err
 	}
@@ -278,7 +278,7 @@ func (s *Server) execLoginDrop(ctx context.Context, user ddl.Username, drop ddl.
 
 // ledgerFinishAdopted marks done the open row of a half-made login that
 // finishHalfMade adopted.
-func (s *Server) ledgerFinishAdopted(ctx context.Context, user ddl.Username) error {
+func (s *Proofs) ledgerFinishAdopted(ctx context.Context, user ddl.Username) error {
 	if !s.usesLedger() {
 		return nil
 	}
@@ -299,7 +299,7 @@ func (s *Server) ledgerFinishAdopted(ctx context.Context, user ddl.Username) err
 // bits only tenantdb's CREATE USER and the login itself ever saw). A login
 // that is gone, already has a row, or no longer reads as recorded is left
 // as it is: the refresh says what it is.
-func (s *Server) RecordEarlierLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs ddl.PrivilegeSet, recorded Identity) error {
+func (s *Proofs) RecordEarlierLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs ddl.PrivilegeSet, recorded Identity) error {
 	if !s.usesLedger() {
 		return nil
 	}

@@ -77,7 +77,7 @@ func TestDatabaseLifecycle(t *testing.T) {
 				t.Errorf("%s: server has (%q, %q, found %v), want (%q, %q)", c.db, gotCS, gotCO, found, c.cs, c.co)
 			}
 			// dbclient's read-back agrees with the superuser's.
-			st, err := e.s.Database(e.ctx, c.db)
+			st, err := e.s.proof.Database(e.ctx, c.db)
 			if err != nil || st == nil || st.Charset != gotCS || st.Collation != gotCO || st.Owner != owner {
 				t.Errorf("%s: Database() = %+v, %v; superuser sees (%q, %q, %q)", c.db, st, err, gotCS, gotCO, owner)
 			}
@@ -115,7 +115,7 @@ func TestDatabaseLifecycle(t *testing.T) {
 			if _, _, _, found := e.dbState(db); found {
 				t.Errorf("%s still exists after DropDatabase", db)
 			}
-			if st, err := e.s.Database(e.ctx, db); st != nil || err != nil {
+			if st, err := e.s.proof.Database(e.ctx, db); st != nil || err != nil {
 				t.Errorf("Database(%s) after drop = %+v, %v; want nil, nil", db, st, err)
 			}
 		}
@@ -204,7 +204,7 @@ func TestOwnerLogin(t *testing.T) {
 			if len(got) != len(ddl.MySQLDBColumns(e.s.Info())) || got["Grant_priv"] {
 				t.Errorf("owner's mysql.db row: %v", got)
 			}
-			if privs, err := e.s.privileges(e.ctx, db, owner); err != nil || !mustPrivileges(t, e.engine, "ALL PRIVILEGES").Equal(e.s.Info(), privs) {
+			if privs, err := e.s.proof.privileges(e.ctx, db, owner); err != nil || !mustPrivileges(t, e.engine, "ALL PRIVILEGES").Equal(e.s.Info(), privs) {
 				t.Errorf("Privileges(owner) = %v, %v; want ALL", privNames(privs), err)
 			}
 		}

@@ -17,7 +17,7 @@ import (
 
 // ListDatabases returns the tenant-shaped databases on the server, sorted
 // by name, from one fresh catalog read.
-func (s *Server) ListDatabases(ctx context.Context) ([]DatabaseState, error) {
+func (s *Proofs) ListDatabases(ctx context.Context) ([]DatabaseState, error) {
 	all, err := s.loadCatalog(ctx)
 	if err != nil {
 		return nil, s.sess.readError("list the databases", err)
@@ -47,7 +47,7 @@ type OwnerCandidate struct {
 
 // ListOwners returns the owner of each listed database, where one exists
 // that a tenant_owner could manage (not the admin, not a system account).
-func (s *Server) ListOwners(ctx context.Context, dbs []DatabaseState) ([]OwnerCandidate, error) {
+func (s *Proofs) ListOwners(ctx context.Context, dbs []DatabaseState) ([]OwnerCandidate, error) {
 	reserved := ddl.NewReservedNames(s.spec.Name, s.spec.Username, nil)
 	var out []OwnerCandidate
 	keep := func(db, user, host string) {

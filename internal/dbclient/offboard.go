@@ -58,7 +58,7 @@ func lockedOutError(user ddl.Username, err error) error {
 func (s *Server) dropPostgresLoginSteps(ctx context.Context, db ddl.DatabaseName, user ddl.Username, offboarding bool) error {
 	var declared map[string]bool
 	var revokes ddl.Plan
-	st, err := s.databaseRow(ctx, db)
+	st, err := s.proof.databaseRow(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func withDependents(server string, user ddl.Username, err error) error {
 // declares none: every grant on db is then revoked by the offboarding, and
 // each declared grant's next apply grants it again.
 func (s *Server) declaredGrantees(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (map[string]bool, error) {
-	mark, ok, err := s.loginMark(ctx, user)
+	mark, ok, err := s.proof.loginMark(ctx, user)
 	if err != nil || !ok || mark.Database != db {
 		return map[string]bool{}, err
 	}
@@ -425,7 +425,7 @@ ORDER BY 1 LIMIT 20`
 // DROP OWNED drops every object the login still owns in db, so it runs
 // only once the login owns nothing there.
 func (s *Server) requireOwnsNothing(ctx context.Context, db ddl.DatabaseName, user ddl.Username, receiver ddl.RoleName) error {
-	left, err := s.queryStrings(ctx, db.String(), ownedLeftQuery, user.String())
+	left, err := s.proof.queryStrings(ctx, db.String(), ownedLeftQuery, user.String())
 	if err != nil {
 		return s.sess.readError(fmt.Sprintf("read what login %s still owns in %s", user, db), err)
 	}
@@ -433,31 +433,4 @@ func (s *Server) requireOwnsNothing(ctx context.Context, db ddl.DatabaseName, us
 		return ddl.ErrStillOwns(s.spec.Name, db, user, receiver, left)
 	}
 	return nil
-}
-
-// queryStrings runs a read of one text column in database ("" the
-// maintenance database) and returns its rows.
-func (s *Server) queryStrings(ctx context.Context, database, query string, args ...any) ([]string, error) {
-	var out []string
-	read := func(ctx context.Context, q queryer) error {
-		out = nil
-		rs, err := q.QueryContext(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var v string
-			if err := rs.Scan(&v); err != nil {
-				return err
-			}
-			out = append(out, v)
-		}
-		return rs.Err()
-	}
-	if database == "" {
-		return out, s.sess.query(ctx, read)
-	}
-	err := s.sess.queryIn(ctx, database, read)
-	return out, err
 }

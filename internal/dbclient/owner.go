@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
@@ -41,149 +40,6 @@ import (
 //	                                       only): read as Same, then recorded
 //	                                       again in this form.
 
-// LoginIdentity reads a login's identity from the server; found is false
-// when it does not exist.
-func (s *Server) LoginIdentity(ctx context.Context, user ddl.Username) (Identity, bool, error) {
-	return s.loginIdentity(ctx, user, false)
-}
-
-// loginIdentity reads a login's identity, from the accounts snapshot when
-// fromSnapshot (refreshes only; checks before writes read directly).
-func (s *Server) loginIdentity(ctx context.Context, user ddl.Username, fromSnapshot bool) (Identity, bool, error) {
-	id, _, found, err := s.loginIdentityHint(ctx, user, fromSnapshot)
-	return id, found, err
-}
-
-// loginIdentityHint is loginIdentity that also says whether the identity
-// is only a hint (a MySQL ATTRIBUTE the ledger does not back): a hint
-// that differs from the recorded identity is Unproven, never Replaced.
-func (s *Server) loginIdentityHint(ctx context.Context, user ddl.Username, fromSnapshot bool) (Identity, bool, bool, error) {
-	sid, err := s.serverID(ctx)
-	if err != nil {
-		return "", false, false, err
-	}
-	var v string
-	var found, hint bool
-	if fromSnapshot {
-		v, found, err = s.snapshotLoginValue(ctx, user)
-		hint = s.snapshotHint(user)
-	} else {
-		v, hint, found, err = s.loginValue(ctx, user)
-	}
-	if err != nil || !found {
-		return "", false, false, err
-	}
-	switch s.info.Flavor {
-	case ddl.FlavorPostgres:
-		return Identity("pg:" + sid + ":" + v), false, true, nil
-	case ddl.FlavorMariaDB:
-		return Identity("mariadb-login:" + v), false, true, nil
-	}
-	return Identity("mysql-login:" + sid + ":" + v), hint, true, nil
-}
-
-// mysqlLoginValue is a MySQL 8.0.21+ login's identity value, from mysql.user
-// u: its tenantdb ATTRIBUTE mark, or, without one, "@" and the time its
-// password was last set. Names compare as bytes (the two tables' collations
-// differ, and account names are case-sensitive).
-const mysqlLoginValue = `COALESCE((SELECT JSON_UNQUOTE(JSON_EXTRACT(a.ATTRIBUTE, '$.tenantdb'))
-    FROM information_schema.USER_ATTRIBUTES a
-    WHERE CAST(a.USER AS BINARY) = CAST(u.User AS BINARY) AND CAST(a.HOST AS BINARY) = CAST(u.Host AS BINARY)),
-  CONCAT('@', COALESCE(UNIX_TIMESTAMP(u.password_last_changed), 0)))`
-
-// loginValue reads the one value a login's identity is made of; hint is
-// true when it is a MySQL ATTRIBUTE's claim the ledger does not back
-// (loginValueOf).
-func (s *Server) loginValue(ctx context.Context, user ddl.Username) (v string, hint, found bool, err error) {
-	var tr loginTrace
-	err = s.sess.query(ctx, func(ctx context.Context, db queryer) error {
-		switch s.info.Flavor {
-		case ddl.FlavorPostgres:
-			return db.QueryRowContext(ctx, `SELECT oid::text FROM pg_roles WHERE rolname = $1`, user.String()).Scan(&v)
-		case ddl.FlavorMariaDB:
-			// Only one JSON field leaves the server: never the hash.
-			return db.QueryRowContext(ctx, `SELECT COALESCE(JSON_VALUE(Priv, '$.password_last_changed'), '') FROM mysql.global_priv WHERE User = ? AND Host = ?`,
-				user.String(), user.Host()).Scan(&v)
-		}
-		if !ddl.StoresLoginMark(s.info) {
-			return db.QueryRowContext(ctx, `SELECT '' FROM mysql.user WHERE User = ? AND Host = ?`, user.String(), user.Host()).Scan(&v)
-		}
-		return db.QueryRowContext(ctx, `SELECT `+mysqlLoginValue+`, `+mysqlLoginAttribute+`, u.max_updates FROM mysql.user u WHERE u.User = ? AND u.Host = ?`,
-			user.String(), user.Host()).Scan(&v, &tr.attr, &tr.limit)
-	})
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, false, nil
-	}
-	if err != nil {
-		return "", false, false, s.sess.readError("read login "+user.String(), err)
-	}
-	if ddl.StoresLoginMark(s.info) {
-		// MySQL: the proven ledger claim is the identity (MariaDB keeps
-		// the time its password was set; the ledger proves the owner).
-		rows, err := s.ledgerLogin(ctx, user)
-		if err != nil {
-			return "", false, false, err
-		}
-		v, hint = loginValueOf(rows, v, tr)
-	}
-	return v, hint, true, nil
-}
-
-// CheckLogin compares a login with its recorded identity.
-func (s *Server) CheckLogin(ctx context.Context, user ddl.Username, recorded Identity) (Check, error) {
-	id, hint, found, err := s.loginIdentityHint(ctx, user, false)
-	if err != nil || !found {
-		return Check{}, err
-	}
-	return Check{Found: true, Identity: id, Verdict: HintedVerdict(CompareLogins(recorded, id), hint)}, nil
-}
-
-// HintedVerdict is a login verdict read from a hint (an ATTRIBUTE the
-// login may rewrite): it never proves another login (Replaced becomes
-// Unproven: kept, never altered or dropped, revoked on destroy).
-func HintedVerdict(v Verdict, hint bool) Verdict {
-	if hint && v == Replaced {
-		return Unproven
-	}
-	return v
-}
-
-// LoginUnprovenWhy explains an Unproven login (MariaDB): its identity is
-// the time its password was last set, and the login itself may set it.
-const LoginUnprovenWhy = "Its password was set since this resource last set it: by the login itself (any MariaDB " +
-	"login may change its own password), by an administrator, or because it was dropped and re-created outside " +
-	"Terraform. MariaDB keeps nothing else on an account that tells these apart, so nothing proves it is the login " +
-	"this resource created."
-
-// CompareLogins is Compare for login identities. A MariaDB login's
-// identity is the time its password was last set, which the login itself
-// may change: a difference is Unproven, never proof of another login.
-func CompareLogins(recorded, got Identity) Verdict {
-	if recorded == got {
-		return Same
-	}
-	rk, _, _ := strings.Cut(string(recorded), ":")
-	gk, _, _ := strings.Cut(string(got), ":")
-	if rk == "mysql-login" && gk == rk {
-		r := strings.SplitN(string(recorded), ":", 3)
-		g := strings.SplitN(string(got), ":", 3)
-		if len(r) != 3 || len(g) != 3 || r[1] != g[1] {
-			return OtherServer
-		}
-		switch _, gTime := strings.CutPrefix(g[2], "@"); {
-		case gTime && strings.HasPrefix(r[2], "@"):
-			return Unproven // an unmarked principal's password was set since (maybe by itself)
-		case gTime && r[2] == "":
-			return Same // recorded by an earlier version, which kept the server only
-		}
-		return Replaced
-	}
-	if rk == "mariadb-login" && gk == rk {
-		return Unproven
-	}
-	return Compare(recorded, got)
-}
-
 // OwnerState is what the server says about a tenant owner login.
 type OwnerState struct {
 	Identity   Identity
@@ -211,29 +67,23 @@ type OwnerState struct {
 	ConnectionLimit *int64
 }
 
-// HalfMadeLogin is one login an interrupted rotation left.
-type HalfMadeLogin struct {
-	Name     string
-	Identity Identity
-}
-
 // Owner reads a login and what it holds on db; nil when the login is gone.
 // It is a refresh read: it serves from the snapshots (catalog.go,
 // catalog_accounts.go).
 func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (*OwnerState, error) {
-	id, hint, found, err := s.loginIdentityHint(ctx, user, true)
+	id, hint, found, err := s.proof.loginIdentityHint(ctx, user, true)
 	if err != nil || !found {
 		return nil, err
 	}
 	st := &OwnerState{Identity: id, Hint: hint}
-	if n, ok := ddl.ConnectionLimitFromServer(s.info, s.snapshotConnectionLimit(user)); ok {
+	if n, ok := ddl.ConnectionLimitFromServer(s.info, s.proof.snapshotConnectionLimit(user)); ok {
 		st.ConnectionLimit = &n
 	}
 	if s.info.Flavor == ddl.FlavorPostgres {
 		if st.LockedOut, err = s.lockedOut(ctx, user); err != nil {
 			return nil, err
 		}
-		d, err := s.Database(ctx, db)
+		d, err := s.proof.Database(ctx, db)
 		if err != nil {
 			return nil, err
 		}
@@ -246,24 +96,24 @@ func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Userna
 		if d != nil && d.Owner == user.String() {
 			st.OwnsDB = true
 			st.Privileges = []ddl.Privilege{ddl.AllPrivileges}
-			st.HalfMade, err = s.halfMadeRotations(ctx, d, db, roleOID(id))
+			st.HalfMade, err = s.proof.halfMadeRotations(ctx, d, db, roleOID(id))
 		}
 		return st, err
 	}
-	if st.Privileges, err = s.refreshPrivileges(ctx, db, user); err != nil {
+	if st.Privileges, err = s.proof.refreshPrivileges(ctx, db, user); err != nil {
 		return nil, err
 	}
 	switch {
 	case ddl.StoresLoginMark(s.info):
-		sid, err := s.serverID(ctx)
+		sid, err := s.proof.serverID(ctx)
 		if err != nil {
 			return nil, err
 		}
-		st.HalfMade, err = s.mysqlHalfMadeRotations(ctx, db, user, mysqlClaimOf(id, sid))
+		st.HalfMade, err = s.proof.mysqlHalfMadeRotations(ctx, db, user, mysqlClaimOf(id, sid))
 		return st, err
-	case s.usesLedger():
+	case s.proof.usesLedger():
 		// MariaDB: the login's claim is its proven ledger row's.
-		st.HalfMade, err = s.mysqlHalfMadeRotations(ctx, db, user, s.snapshotClaim(user))
+		st.HalfMade, err = s.proof.mysqlHalfMadeRotations(ctx, db, user, s.proof.snapshotClaim(user))
 		return st, err
 	}
 	return st, nil
@@ -276,7 +126,7 @@ func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Userna
 // ALL PRIVILEGES is not one.
 func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, user ddl.Username) error {
 	if s.info.Flavor == ddl.FlavorPostgres {
-		d, err := s.databaseDirect(ctx, db)
+		d, err := s.proof.databaseDirect(ctx, db)
 		if err != nil {
 			return err
 		}
@@ -286,7 +136,7 @@ func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, us
 		if d.Owner == s.spec.Username || d.Owner == user.String() || ddl.IsKeeperOf(db, d.Owner) {
 			return nil // the admin, or db's keeper, holds a retained database for its next owner
 		}
-		if rotated, err := s.finishedRotationOwner(ctx, db, d.Owner); err != nil || rotated != nil {
+		if rotated, err := s.proof.finishedRotationOwner(ctx, db, d.Owner); err != nil || rotated != nil {
 			if err == nil {
 				err = ddl.ErrOwnerConflictRotated(s.spec.Name, db, *rotated)
 			}
@@ -306,7 +156,7 @@ func (s *Server) checkOwnerConflict(ctx context.Context, db ddl.DatabaseName, us
 // the mark, not what they hold, makes an owner (a grantee of ALL
 // PRIVILEGES is none; owner_mark_limit.go).
 func (s *Server) markedOwnersOn(ctx context.Context, db ddl.DatabaseName, except ddl.Username) ([]ddl.Username, error) {
-	others, err := s.accountsOnName(ctx, db, except)
+	others, err := s.proof.accountsOnName(ctx, db, except)
 	if err != nil {
 		return nil, err
 	}
@@ -316,7 +166,7 @@ func (s *Server) markedOwnersOn(ctx context.Context, db ddl.DatabaseName, except
 		if err != nil {
 			continue // not a name tenantdb could manage: not an owner of ours
 		}
-		ownsDB, _, err := s.ownerMarkOn(ctx, db, u)
+		ownsDB, _, err := s.proof.ownerMarkOn(ctx, db, u)
 		if err != nil {
 			return nil, err
 		}
@@ -325,36 +175,6 @@ func (s *Server) markedOwnersOn(ctx context.Context, db ddl.DatabaseName, except
 		}
 	}
 	return out, nil
-}
-
-// accountsOnName lists the accounts (ddl.AccountKey: 'u'@'10.%' is
-// "u@10.%") other than the admin's user (at any host) and except that hold
-// a privilege row on db's name (MySQL/MariaDB), sorted.
-func (s *Server) accountsOnName(ctx context.Context, db ddl.DatabaseName, except ddl.Username) ([]string, error) {
-	var others []string
-	err := s.sess.query(ctx, func(ctx context.Context, q queryer) error {
-		others = nil
-		rows, err := q.QueryContext(ctx, `SELECT User, Host FROM mysql.db WHERE Db = ? AND User <> ? ORDER BY User, Host`,
-			ddl.MySQLGrantPattern(s.info, db), s.spec.Username)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var u, h string
-			if err := rows.Scan(&u, &h); err != nil {
-				return err
-			}
-			if k := ddl.AccountKey(u, h); except.IsZero() || k != except.Account() {
-				others = append(others, k)
-			}
-		}
-		return rows.Err()
-	})
-	if err != nil {
-		return nil, s.sess.readError("list the accounts holding privileges on "+db.String(), err)
-	}
-	return others, nil
 }
 
 // ClaimOwner creates the owner login (a claim: CREATE USER/ROLE without IF
@@ -368,13 +188,13 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 	if err := ddl.CheckAccountHost(s.info, user.AccountHost()); err != nil {
 		return "", err
 	}
-	defer s.invalidateDatabase(db)
+	defer s.proof.invalidateDatabase(db)
 	var id Identity
-	err := s.withLock(ctx, db, func(ctx context.Context) error {
+	err := s.proof.withLock(ctx, db, func(ctx context.Context) error {
 		if err := s.checkOwnerConflict(ctx, db, user); err != nil {
 			return err
 		}
-		mark, err := s.ownerMark(ctx, db, "")
+		mark, err := s.proof.ownerMark(ctx, db, "")
 		if err != nil {
 			return err
 		}
@@ -395,21 +215,21 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		// row first (write-ahead), so an apply killed at any point after
 		// the CREATE USER leaves a claim the next apply can prove its own
 		// (ledger_mysql.go).
-		if exists, err := s.loginExistsBeforeClaim(ctx, user); err != nil || exists {
+		if exists, err := s.proof.loginExistsBeforeClaim(ctx, user); err != nil || exists {
 			if err == nil {
 				// A definer a destroy kept locked is named as such
 				// (definer_kept.go), not as any finished owner.
-				err = s.definerNameRefusal(ctx, db, user)
+				err = s.proof.definerNameRefusal(ctx, db, user)
 			}
 			if err == nil {
-				err = s.finishHalfMade(ctx, user, mark, "", pw, plan)
+				err = s.proof.finishHalfMade(ctx, user, mark, "", pw, plan)
 			}
 			if err == nil {
 				id, err = s.readNewIdentity(settling(ctx), user)
 			}
 			return err
 		}
-		if err := s.ledgerOpen(ctx, claim, user, db, "", privs); err != nil {
+		if err := s.proof.ledgerOpen(ctx, claim, user, db, "", privs); err != nil {
 			return err
 		}
 		err = fault(faultOwnerClaimLostBefore, user.String())
@@ -425,7 +245,7 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 			// MySQL's 4006: a definer kept locked, or objects naming a
 			// dropped login (definer_kept.go); an unlocked login goes on
 			// as any existing one.
-			if refusal := s.definerNameRefusal(ctx, db, user); refusal != nil {
+			if refusal := s.proof.definerNameRefusal(ctx, db, user); refusal != nil {
 				return refusal
 			}
 		}
@@ -433,10 +253,10 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 			// This claim made nothing. An earlier apply of this resource,
 			// killed after its CREATE, may have left the login: finish it
 			// when its mark proves it ours.
-			if err := s.ledgerSet(ctx, claim, ddl.LedgerVoid); err != nil {
+			if err := s.proof.ledgerSet(ctx, claim, ddl.LedgerVoid); err != nil {
 				return err
 			}
-			if err = s.finishHalfMade(ctx, user, mark, "", pw, plan); err != nil {
+			if err = s.proof.finishHalfMade(ctx, user, mark, "", pw, plan); err != nil {
 				return err
 			}
 			claim = ddl.ClaimMark{} // finishHalfMade closed the adopted claim's row
@@ -457,7 +277,7 @@ func (s *Server) ClaimOwner(ctx context.Context, db ddl.DatabaseName, user ddl.U
 		if err != nil {
 			return err
 		}
-		if err := s.ledgerSet(settling(ctx), claim, ddl.LedgerDone); err != nil {
+		if err := s.proof.ledgerSet(settling(ctx), claim, ddl.LedgerDone); err != nil {
 			return err
 		}
 		id, err = s.readNewIdentity(settling(ctx), user)
@@ -491,7 +311,7 @@ func (s *Server) errLoginNotOurs(user ddl.Username, c Check) error {
 // changes with the password).
 func (s *Server) SetOwnerPassword(ctx context.Context, db ddl.DatabaseName, user ddl.Username, pw ddl.Password, retainCurrent bool, recorded Identity) (Identity, error) {
 	var id Identity
-	err := s.withLock(ctx, db, func(ctx context.Context) error {
+	err := s.proof.withLock(ctx, db, func(ctx context.Context) error {
 		_, err := s.requireOwnLogin(ctx, db, user, recorded)
 		if err != nil {
 			return err
@@ -507,12 +327,12 @@ func (s *Server) SetOwnerPassword(ctx context.Context, db ddl.DatabaseName, user
 		}
 		// The configuration declares a login the tenant logs in with: one
 		// imported after a destroy kept it as a definer is unlocked.
-		if err := s.unlockIfLocked(ctx, user); err != nil {
+		if err := s.proof.unlockIfLocked(ctx, user); err != nil {
 			return err
 		}
 		rctx, cancel := readBackContext(ctx) // the password changed: record it
 		defer cancel()
-		id, _, err = s.LoginIdentity(rctx, user)
+		id, _, err = s.proof.LoginIdentity(rctx, user)
 		return err
 	})
 	return id, err
@@ -524,7 +344,7 @@ func (s *Server) DiscardOldOwnerPassword(ctx context.Context, db ddl.DatabaseNam
 	if p.Empty() {
 		return nil
 	}
-	return s.withLock(ctx, db, func(ctx context.Context) error { return s.sess.exec(ctx, p) })
+	return s.proof.withLock(ctx, db, func(ctx context.Context) error { return s.sess.exec(ctx, p) })
 }
 
 // checkOwnerLogin is CheckLogin for the owner login of db. A MariaDB login
@@ -534,7 +354,7 @@ func (s *Server) DiscardOldOwnerPassword(ctx context.Context, db ddl.DatabaseNam
 // owner's CREATE USER sets it, the login cannot set its own limits, and a
 // login dropped and re-created by hand has none.
 func (s *Server) checkOwnerLogin(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity) (Check, error) {
-	c, err := s.CheckLogin(ctx, user, recorded)
+	c, err := s.proof.CheckLogin(ctx, user, recorded)
 	if err != nil || !c.Found || c.Verdict != Unproven {
 		return c, err
 	}
@@ -551,7 +371,7 @@ func (s *Server) OwnerMarkProves(ctx context.Context, db ddl.DatabaseName, user 
 	if s.info.Flavor != ddl.FlavorMariaDB {
 		return false, nil
 	}
-	owns, _, err := s.ownerMarkOn(ctx, db, user)
+	owns, _, err := s.proof.ownerMarkOn(ctx, db, user)
 	return owns, err
 }
 
@@ -577,8 +397,8 @@ func (s *Server) requireOwnLogin(ctx context.Context, db ddl.DatabaseName, user 
 // (NOLOGIN) before it was interrupted logs in again. An imported owner's
 // NOLOGIN is never changed.
 func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, user ddl.Username, privs ddl.PrivilegeSet, recorded Identity, letIn bool) error {
-	defer s.invalidateDatabase(db)
-	return s.withLock(ctx, db, func(ctx context.Context) error {
+	defer s.proof.invalidateDatabase(db)
+	return s.proof.withLock(ctx, db, func(ctx context.Context) error {
 		c, err := s.requireOwnLogin(ctx, db, user, recorded)
 		if err != nil {
 			return err
@@ -586,13 +406,13 @@ func (s *Server) SyncOwnerPrivileges(ctx context.Context, db ddl.DatabaseName, u
 		if s.info.Flavor == ddl.FlavorPostgres {
 			// A rotation away from this login, killed halfway, while the
 			// configuration went back to it: undo what the rotation took.
-			if err := s.undoHalfMadeRotation(ctx, db, user, c.Identity); err != nil {
+			if err := s.proof.undoHalfMadeRotation(ctx, db, user, c.Identity); err != nil {
 				return err
 			}
 			if err := s.checkOwnerConflict(ctx, db, user); err != nil {
 				return err
 			}
-			if err := s.requireMarkedDatabase(ctx, db, user); err != nil {
+			if err := s.proof.requireMarkedDatabase(ctx, db, user); err != nil {
 				return err
 			}
 			if err := s.requireAdministers(ctx, user); err != nil {
@@ -658,9 +478,9 @@ func (s *Server) RevokeImportedOwner(ctx context.Context, db ddl.DatabaseName, u
 // dropOwner drops user, or with keepLogin (an imported owner, MySQL/MariaDB)
 // only revokes what tenantdb granted it on db.
 func (s *Server) dropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recorded Identity, granted []ddl.Privilege, offboarding, keepLogin bool) (OwnerDrop, error) {
-	defer s.invalidateDatabase(db)
+	defer s.proof.invalidateDatabase(db)
 	out := OwnerDrop{Outcome: Dropped}
-	err := s.withLock(ctx, db, func(ctx context.Context) error {
+	err := s.proof.withLock(ctx, db, func(ctx context.Context) error {
 		var err error
 		if out.Check, err = s.checkOwnerLogin(ctx, db, user, recorded); err != nil {
 			return err
@@ -676,7 +496,7 @@ func (s *Server) dropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 			// but what tenantdb granted it on the database is revoked:
 			// offboarding never depends on what the tenant may change.
 			out.Outcome = RevokedOnly
-			out.Own, err = s.revokeRecordedLocked(ctx, db, user, granted)
+			out.Own, err = s.proof.revokeRecordedLocked(ctx, db, user, granted)
 			return err
 		case c.Verdict != Same:
 			out.Outcome = NotOurs
@@ -690,7 +510,7 @@ func (s *Server) dropOwner(ctx context.Context, db ddl.DatabaseName, user ddl.Us
 		}
 		// MySQL keeps a login that defines objects: locked, and revoked
 		// when offboarding.
-		return s.keepDefiner(ctx, db, user, offboarding, granted, s.execLoginDrop(ctx, user, s.dialect().DropLogin(db, user)))
+		return s.proof.keepDefiner(ctx, db, user, offboarding, granted, s.proof.execLoginDrop(ctx, user, s.dialect().DropLogin(db, user)))
 	})
 	return out, err
 }
@@ -709,7 +529,7 @@ func (s *Server) dropOwnerLocked(ctx context.Context, db ddl.DatabaseName, user 
 		return s.dropPostgresLogin(ctx, db, user, false)
 	}
 	// A rotation's old login MySQL keeps as a definer is only locked.
-	return s.keepDefiner(ctx, db, user, false, nil, s.execLoginDrop(ctx, user, s.dialect().DropLogin(db, user)))
+	return s.proof.keepDefiner(ctx, db, user, false, nil, s.proof.execLoginDrop(ctx, user, s.dialect().DropLogin(db, user)))
 }
 
 // requireAdministers refuses (MissingAdminRights, naming the fix) when

@@ -26,7 +26,7 @@ import (
 // ownerLimit reads the per-hour update limit of user (at its host); found
 // is false when there is no such account. Read directly: it decides
 // refusals before statements.
-func (s *Server) ownerLimit(ctx context.Context, user ddl.Username) (limit uint64, found bool, err error) {
+func (s *Proofs) ownerLimit(ctx context.Context, user ddl.Username) (limit uint64, found bool, err error) {
 	q := `SELECT max_updates FROM mysql.user WHERE User = ? AND Host = ?`
 	if s.info.Flavor == ddl.FlavorMariaDB {
 		// Only one JSON field leaves the server: never the hash.
@@ -52,7 +52,7 @@ func (s *Server) ownerLimit(ctx context.Context, user ddl.Username) (limit uint6
 // one without (made by an earlier version, or by hand) is judged by its
 // owner limit mark alone, as before the ledger. Read directly: it decides
 // refusals before statements.
-func (s *Server) ownerMarkOn(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (ownsDB, marked bool, err error) {
+func (s *Proofs) ownerMarkOn(ctx context.Context, db ddl.DatabaseName, user ddl.Username) (ownsDB, marked bool, err error) {
 	if s.usesLedger() {
 		tr, found, err := s.loginTraceOf(ctx, user)
 		if err != nil || !found {

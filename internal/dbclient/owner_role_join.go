@@ -52,7 +52,7 @@ func (s *Server) JoinDatabaseOwner(ctx context.Context, db ddl.DatabaseName, own
 	if s.info.Flavor != ddl.FlavorPostgres {
 		return nil
 	}
-	return s.withLock(ctx, db, func(ctx context.Context) error {
+	return s.proof.withLock(ctx, db, func(ctx context.Context) error {
 		now, acts, found, err := s.databaseOwnerMembership(ctx, db)
 		if err != nil || !found || acts || now != owner.String() {
 			return err

@@ -78,9 +78,8 @@ type Server struct {
 	initMu sync.Mutex
 	ready  bool
 	sess   *Session
+	proof  *Proofs
 	info   ddl.ServerInfo
-
-	catalog catalog
 }
 
 // Info is the detected flavor and version.
@@ -99,8 +98,9 @@ func (s *Server) init(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sess.hooks = WriteHooks{BeforeWrite: forgetDatabaseReads, AfterWrite: s.invalidateAccounts}
-	s.sess, s.info, s.ready = sess, sess.info, true
+	proof := &Proofs{spec: s.spec, info: sess.info, sess: sess}
+	sess.hooks = WriteHooks{BeforeWrite: forgetDatabaseReads, AfterWrite: proof.invalidateAccounts}
+	s.sess, s.proof, s.info, s.ready = sess, proof, sess.info, true
 	return nil
 }
 

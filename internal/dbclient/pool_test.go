@@ -35,27 +35,27 @@ func TestPoolReuse(t *testing.T) {
 			name string
 			fn   func(ctx context.Context) error
 		}{
-			{"check admin rights", func(ctx context.Context) error { _, err := e.s.CheckAdminRights(ctx); return err }},
+			{"check admin rights", func(ctx context.Context) error { _, err := e.s.proof.CheckAdminRights(ctx); return err }},
 			{"create database", func(ctx context.Context) error { return e.s.CreateDatabase(ctx, db, cs, co) }},
-			{"read database", func(ctx context.Context) error { _, err := e.s.Database(ctx, db); return err }},
+			{"read database", func(ctx context.Context) error { _, err := e.s.proof.Database(ctx, db); return err }},
 			{"create login", func(ctx context.Context) error {
 				return e.s.CreateLogin(ctx, db, owner, mustPassword(t, "Pool-owner-1"), all)
 			}},
 			{"login exists", func(ctx context.Context) error { _, err := e.s.LoginExists(ctx, owner); return err }},
 			{"grant ALL", func(ctx context.Context) error { return e.s.SyncPrivileges(ctx, db, grantee, all) }},
-			{"read privileges", func(ctx context.Context) error { _, err := e.s.privileges(ctx, db, grantee); return err }},
+			{"read privileges", func(ctx context.Context) error { _, err := e.s.proof.privileges(ctx, db, grantee); return err }},
 			{"narrow", func(ctx context.Context) error {
 				return e.s.SyncPrivileges(ctx, db, grantee, mustPrivileges(t, e.engine, "SELECT", "DELETE"))
 			}},
 			{"swap", func(ctx context.Context) error {
 				return e.s.SyncPrivileges(ctx, db, grantee, mustPrivileges(t, e.engine, "SELECT", "INSERT"))
 			}},
-			{"read privileges", func(ctx context.Context) error { _, err := e.s.privileges(ctx, db, grantee); return err }},
+			{"read privileges", func(ctx context.Context) error { _, err := e.s.proof.privileges(ctx, db, grantee); return err }},
 			{"revoke all", func(ctx context.Context) error { return e.s.RevokeAll(ctx, db, grantee) }},
 			{"set password", func(ctx context.Context) error {
 				return e.s.Exec(ctx, e.s.dialect().SetPassword(owner, mustPassword(t, "Pool-owner-2"), false))
 			}},
-			{"sessions", func(ctx context.Context) error { _, err := e.s.sessions(ctx, db); return err }},
+			{"sessions", func(ctx context.Context) error { _, err := e.s.proof.sessions(ctx, db); return err }},
 			{"create second database", func(ctx context.Context) error { return e.s.CreateDatabase(ctx, db2, cs, co) }},
 			{"alter second database", func(ctx context.Context) error {
 				err := e.s.AlterDatabase(ctx, db2, cs, co)
@@ -64,7 +64,7 @@ func TestPoolReuse(t *testing.T) {
 				}
 				return err
 			}},
-			{"read second database", func(ctx context.Context) error { _, err := e.s.Database(ctx, db2); return err }},
+			{"read second database", func(ctx context.Context) error { _, err := e.s.proof.Database(ctx, db2); return err }},
 			{"drop second database", func(ctx context.Context) error { return e.s.DropDatabase(ctx, db2) }},
 			{"drop login", func(ctx context.Context) error { return e.s.Exec(ctx, e.s.dialect().DropLogin(db, owner)) }},
 			{"login gone", func(ctx context.Context) error {
@@ -74,7 +74,7 @@ func TestPoolReuse(t *testing.T) {
 				return nil
 			}},
 			{"drop database", func(ctx context.Context) error { return e.s.DropDatabase(ctx, db) }},
-			{"check admin rights", func(ctx context.Context) error { _, err := e.s.CheckAdminRights(ctx); return err }},
+			{"check admin rights", func(ctx context.Context) error { _, err := e.s.proof.CheckAdminRights(ctx); return err }},
 		}
 		for _, op := range ops {
 			if err := op.fn(e.ctx); err != nil {
@@ -110,7 +110,7 @@ func TestAdvisoryLock(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				err := e.s.withLock(e.ctx, tenant, func(context.Context) error {
+				err := e.s.proof.withLock(e.ctx, tenant, func(context.Context) error {
 					record("enter " + who)
 					holding <- struct{}{}
 					select {
@@ -129,7 +129,7 @@ func TestAdvisoryLock(t *testing.T) {
 		// While one of them holds the tenant's lock, another tenant's lock
 		// is free.
 		<-holding
-		if err := e.s.withLock(e.ctx, other, func(context.Context) error { record("other"); return nil }); err != nil {
+		if err := e.s.proof.withLock(e.ctx, other, func(context.Context) error { record("other"); return nil }); err != nil {
 			t.Error(err)
 		}
 		close(otherTaken)

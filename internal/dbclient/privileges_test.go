@@ -137,7 +137,7 @@ func TestSyncPrivileges(t *testing.T) {
 			exec(t, ownerConn, fmt.Sprintf("CREATE TABLE %s (id int)", table))
 			tables = append(tables, table)
 
-			got, err := e.s.privileges(e.ctx, db, grantee)
+			got, err := e.s.proof.privileges(e.ctx, db, grantee)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +211,7 @@ func TestSyncPrivileges(t *testing.T) {
 		if err := e.s.RevokeAll(e.ctx, db, grantee); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := e.s.privileges(e.ctx, db, grantee); err != nil || len(got) != 0 {
+		if got, err := e.s.proof.privileges(e.ctx, db, grantee); err != nil || len(got) != 0 {
 			t.Errorf("after RevokeAll: Privileges = %v, %v", privNames(got), err)
 		}
 		if e.isPG() {
@@ -277,7 +277,7 @@ func TestOutOfBandSurplus(t *testing.T) {
 				t.Fatalf("out-of-band grant did not land on the same mysql.db row: %v", keys(row))
 			}
 		}
-		got, err := e.s.privileges(e.ctx, db, grantee)
+		got, err := e.s.proof.privileges(e.ctx, db, grantee)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -290,7 +290,7 @@ func TestOutOfBandSurplus(t *testing.T) {
 		if err := e.s.SyncPrivileges(e.ctx, db, grantee, desired); err != nil {
 			t.Fatal(err)
 		}
-		got, err = e.s.privileges(e.ctx, db, grantee)
+		got, err = e.s.proof.privileges(e.ctx, db, grantee)
 		if err != nil || !desired.Equal(e.s.Info(), got) {
 			t.Errorf("after sync: Privileges = %v, %v; want [DELETE SELECT]", privNames(got), err)
 		}
@@ -312,7 +312,7 @@ func TestOutOfBandSurplus(t *testing.T) {
 		if err := e.s.RevokeAll(e.ctx, db, grantee); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := e.s.privileges(e.ctx, db, grantee); err != nil || len(got) != 0 {
+		if got, err := e.s.proof.privileges(e.ctx, db, grantee); err != nil || len(got) != 0 {
 			t.Errorf("after RevokeAll: Privileges = %v, %v", privNames(got), err)
 		}
 		if e.isPG() {

@@ -31,7 +31,7 @@ type DatabaseState struct {
 // Database reads one database. Not found is (nil, nil), not an error. It is
 // served from the server's catalog snapshot (one query for every database)
 // unless this process changed that database since the snapshot was taken.
-func (s *Server) Database(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
+func (s *Proofs) Database(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
 	if st, ok, err := s.catalogDatabase(ctx, name); err != nil || ok {
 		return st, err
 	}
@@ -41,7 +41,7 @@ func (s *Server) Database(ctx context.Context, name ddl.DatabaseName) (*Database
 // databaseDirect reads one database with its own query, for a change:
 // an invalid database is refused (DatabaseInvalid) unless the operation
 // is its drop (invalid_database.go).
-func (s *Server) databaseDirect(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
+func (s *Proofs) databaseDirect(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
 	st, err := s.databaseRow(ctx, name)
 	if err == nil && st != nil && st.Invalid && ctx.Value(droppingKey{}) == nil {
 		return nil, ddl.ErrDatabaseInvalid(s.spec.Name, name)
@@ -51,7 +51,7 @@ func (s *Server) databaseDirect(ctx context.Context, name ddl.DatabaseName) (*Da
 
 // databaseRow reads one database with its own query (or this operation's
 // earlier reading of it).
-func (s *Server) databaseRow(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
+func (s *Proofs) databaseRow(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
 	if st, ok := cachedDatabase(ctx, name.String()); ok {
 		return st, nil
 	}
@@ -63,7 +63,7 @@ func (s *Server) databaseRow(ctx context.Context, name ddl.DatabaseName) (*Datab
 }
 
 // readDatabaseDirect is databaseDirect's round trip.
-func (s *Server) readDatabaseDirect(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
+func (s *Proofs) readDatabaseDirect(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
 	var st DatabaseState
 	err := s.withLedgerMarks(name.String(), func(q string) error {
 		return s.sess.query(ctx, func(ctx context.Context, db queryer) error {
@@ -85,7 +85,7 @@ func (s *Server) readDatabaseDirect(ctx context.Context, name ddl.DatabaseName) 
 // this provider grants), including GRANT OPTION when set. PostgreSQL:
 // CREATE/TEMPORARY from the database ACL and table privileges from the
 // default privileges the database owner gives in schema public.
-func (s *Server) privileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
+func (s *Proofs) privileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
 	var out []ddl.Privilege
 	var err error
 	if s.spec.Engine == ddl.EnginePostgres {
@@ -99,7 +99,7 @@ func (s *Server) privileges(ctx context.Context, database ddl.DatabaseName, gran
 	return out, nil
 }
 
-func (s *Server) mysqlPrivileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
+func (s *Proofs) mysqlPrivileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
 	names := mysqlDBColumnNames(s.info)
 	// Column names come from ddl's fixed catalog, never from input.
 	q := "SELECT " + strings.Join(names, ", ") + " FROM mysql.db WHERE Host = ? AND User = ? AND Db = ?"
@@ -126,7 +126,7 @@ func (s *Server) mysqlPrivileges(ctx context.Context, database ddl.DatabaseName,
 
 // refreshPrivileges is privileges for a refresh: MySQL/MariaDB serve it
 // from the accounts snapshot (catalog_accounts.go).
-func (s *Server) refreshPrivileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
+func (s *Proofs) refreshPrivileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
 	if s.spec.Engine == ddl.EnginePostgres {
 		return s.privileges(ctx, database, grantee)
 	}
@@ -174,7 +174,7 @@ func mysqlDBPrivileges(info ddl.ServerInfo, vals []string) []ddl.Privilege {
 // out-of-band WITH GRANT OPTION shows as surplus and is revoked. It used to
 // read only the database ACL and the default privileges, ignoring
 // is_grantable. Tenant grants read their whole scope (ReadGrant).
-func (s *Server) postgresPrivileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
+func (s *Proofs) postgresPrivileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
 	g, err := s.pgGrantRead(ctx, database, grantee, false)
 	if err != nil {
 		return nil, err
@@ -206,7 +206,7 @@ func (s foreignSession) String() string {
 // session whose role was dropped while it stayed connected (the owner
 // login a destroy just dropped) has no name left: it is named by the
 // role's OID, never as user "".
-func (s *Server) sessions(ctx context.Context, database ddl.DatabaseName) ([]foreignSession, error) {
+func (s *Proofs) sessions(ctx context.Context, database ddl.DatabaseName) ([]foreignSession, error) {
 	if s.spec.Engine != ddl.EnginePostgres {
 		return nil, nil
 	}
@@ -240,4 +240,3 @@ FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()
 	}
 	return out, nil
 }
-

@@ -26,7 +26,7 @@ import (
 // re-created: a missing proof is never a replacement. An empty recorded
 // identity proves nothing and reports false, and so does another server
 // (nothing of ours is there to revoke).
-func (s *Server) recreatedDatabase(ctx context.Context, db ddl.DatabaseName, recorded Identity) (found, recreated bool, err error) {
+func (s *Proofs) recreatedDatabase(ctx context.Context, db ddl.DatabaseName, recorded Identity) (found, recreated bool, err error) {
 	if s.info.Flavor == ddl.FlavorPostgres || recorded == "" {
 		return false, false, nil
 	}
@@ -44,7 +44,7 @@ func (s *Server) recreatedDatabase(ctx context.Context, db ddl.DatabaseName, rec
 // provider made for it. It says what it revoked and what user still holds
 // there that tenantdb never granted. The owner's apply calls it; the
 // grant's own calls are in grant.go.
-func (s *Server) RevokeOnRecreatedDatabase(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recordedDB, recordedLogin Identity, granted []ddl.Privilege) (RevokedOwn, error) {
+func (s *Proofs) RevokeOnRecreatedDatabase(ctx context.Context, db ddl.DatabaseName, user ddl.Username, recordedDB, recordedLogin Identity, granted []ddl.Privilege) (RevokedOwn, error) {
 	var own RevokedOwn
 	err := s.withLock(ctx, db, func(ctx context.Context) error {
 		_, recreated, err := s.recreatedDatabase(ctx, db, recordedDB)
@@ -73,7 +73,7 @@ func (s *Server) RevokeOnRecreatedDatabase(ctx context.Context, db ddl.DatabaseN
 // own that hold privilege rows on db's name when the database there is
 // positively another one than recordedDB (found, Replaced). It revokes
 // nothing.
-func (s *Server) OthersOnRecreated(ctx context.Context, db ddl.DatabaseName, recordedDB Identity, own ddl.Username) ([]string, error) {
+func (s *Proofs) OthersOnRecreated(ctx context.Context, db ddl.DatabaseName, recordedDB Identity, own ddl.Username) ([]string, error) {
 	if s.info.Flavor == ddl.FlavorPostgres || recordedDB == "" {
 		return nil, nil
 	}

@@ -109,7 +109,7 @@ func TestDropDatabaseInUse(t *testing.T) {
 			t.Fatal(err)
 		}
 		// dbclient's own pool into the database is not a foreign session.
-		if _, err := e.s.privileges(e.ctx, db, ddl.Username{}); err != nil {
+		if _, err := e.s.proof.privileges(e.ctx, db, ddl.Username{}); err != nil {
 			t.Logf("priming the tenant pool: %v", err)
 		}
 

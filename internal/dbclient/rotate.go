@@ -29,8 +29,8 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 	if err := ddl.CheckAccountHost(s.info, new.AccountHost()); err != nil {
 		return "", nil, err
 	}
-	defer s.invalidateDatabase(db)
-	err = s.withLock(ctx, db, func(ctx context.Context) error {
+	defer s.proof.invalidateDatabase(db)
+	err = s.proof.withLock(ctx, db, func(ctx context.Context) error {
 		oldCheck, err := s.checkOwnerLogin(ctx, db, old, recordedOld)
 		if err != nil {
 			return err
@@ -38,19 +38,19 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 		takeOver := oldCheck.Found && oldCheck.Verdict == Same
 		from := ""
 		if takeOver {
-			if from, err = s.rotatedFromLogin(ctx, db, old, oldCheck.Identity); err != nil {
+			if from, err = s.proof.rotatedFromLogin(ctx, db, old, oldCheck.Identity); err != nil {
 				return err
 			}
 			// The old login hands on only the database it was made to own.
-			if err := s.requireMarkedDatabase(ctx, db, old); err != nil {
+			if err := s.proof.requireMarkedDatabase(ctx, db, old); err != nil {
 				return err
 			}
 		}
-		rotatedFrom, err := s.rotatedFromLogin(ctx, db, old, recordedOld)
+		rotatedFrom, err := s.proof.rotatedFromLogin(ctx, db, old, recordedOld)
 		if err != nil {
 			return err
 		}
-		mark, err := s.ownerMark(ctx, db, from)
+		mark, err := s.proof.ownerMark(ctx, db, from)
 		if err != nil {
 			return err
 		}
@@ -68,27 +68,27 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 		// MySQL: a new login that exists is judged before anything is
 		// written; then the ledger's row first (write-ahead,
 		// ledger_mysql.go).
-		exists, err := s.loginExistsBeforeClaim(ctx, new)
+		exists, err := s.proof.loginExistsBeforeClaim(ctx, new)
 		if err != nil {
 			return err
 		}
 		if exists {
 			// A kept definer (one this resource rotated out: see
 			// backToPending) is named as such (definer_kept.go).
-			if refusal := s.definerNameRefusal(ctx, db, new); refusal != nil {
+			if refusal := s.proof.definerNameRefusal(ctx, db, new); refusal != nil {
 				return refusal
 			}
-			if err := s.finishHalfMade(ctx, new, mark, rotatedFrom, pw, handover); err != nil {
+			if err := s.proof.finishHalfMade(ctx, new, mark, rotatedFrom, pw, handover); err != nil {
 				return err
 			}
 			claim = ddl.ClaimMark{} // finishHalfMade closed the adopted claim's row
-		} else if err := s.ledgerOpen(ctx, claim, new, db, from, privs); err != nil {
+		} else if err := s.proof.ledgerOpen(ctx, claim, new, db, from, privs); err != nil {
 			return err
 		} else if err := s.sess.exec(ctx, handover); err != nil {
 			if isDefinerNameTaken(err) {
 				// MySQL's 4006 (definer_kept.go): a kept definer or orphan
 				// objects naming the login.
-				if refusal := s.definerNameRefusal(ctx, db, new); refusal != nil {
+				if refusal := s.proof.definerNameRefusal(ctx, db, new); refusal != nil {
 					return refusal
 				}
 			} else if !isUserExists(err) {
@@ -97,15 +97,15 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 			// This claim made nothing. An earlier apply of this rotation,
 			// killed after its CREATE, may have left the new login: finish
 			// it when its mark proves it ours.
-			if err := s.ledgerSet(ctx, claim, ddl.LedgerVoid); err != nil {
+			if err := s.proof.ledgerSet(ctx, claim, ddl.LedgerVoid); err != nil {
 				return err
 			}
-			if err := s.finishHalfMade(ctx, new, mark, rotatedFrom, pw, handover); err != nil {
+			if err := s.proof.finishHalfMade(ctx, new, mark, rotatedFrom, pw, handover); err != nil {
 				return err
 			}
 			claim = ddl.ClaimMark{} // finishHalfMade closed the adopted claim's row
 		}
-		if err := s.ledgerSet(ctx, claim, ddl.LedgerDone); err != nil {
+		if err := s.proof.ledgerSet(ctx, claim, ddl.LedgerDone); err != nil {
 			return err
 		}
 		if newID, err = s.readNewIdentity(ctx, new); err != nil {
@@ -132,7 +132,7 @@ func (s *Server) prepareRotation(ctx context.Context, db ddl.DatabaseName, old, 
 			return ddl.Plan{}, err
 		}
 		var err error
-		if defaults, err = s.defaultACLs(ctx, db, old.String()); err != nil {
+		if defaults, err = s.proof.defaultACLs(ctx, db, old.String()); err != nil {
 			return ddl.Plan{}, err
 		}
 	}
@@ -146,7 +146,7 @@ func (s *Server) prepareRotation(ctx context.Context, db ddl.DatabaseName, old, 
 func (s *Server) readNewIdentity(ctx context.Context, user ddl.Username) (Identity, error) {
 	ctx, cancel := readBackContext(ctx)
 	defer cancel()
-	id, found, err := s.LoginIdentity(ctx, user)
+	id, found, err := s.proof.LoginIdentity(ctx, user)
 	if err == nil && !found {
 		err = fmt.Errorf("%s: login %q was created but cannot be read back", s.spec.describe(), user)
 	}
@@ -169,11 +169,11 @@ func (s *Server) withAdminDefaultsHandedTo(ctx context.Context, db ddl.DatabaseN
 	if err != nil {
 		return ddl.Plan{}, err
 	}
-	acls, err := s.defaultACLs(ctx, db, s.spec.Username)
+	acls, err := s.proof.defaultACLs(ctx, db, s.spec.Username)
 	if err != nil || acls.Empty() {
 		return plan, err
 	}
-	grantees, err := s.connectGrantees(ctx, db)
+	grantees, err := s.proof.connectGrantees(ctx, db)
 	if err != nil {
 		return ddl.Plan{}, err
 	}
@@ -194,11 +194,11 @@ func (s *Server) withDefaultsHandedOn(ctx context.Context, db ddl.DatabaseName, 
 	if s.info.Flavor != ddl.FlavorPostgres {
 		return drop, nil
 	}
-	d, err := s.databaseDirect(ctx, db)
+	d, err := s.proof.databaseDirect(ctx, db)
 	if err != nil || d == nil || d.Owner != owner.String() {
 		return drop, err
 	}
-	acls, err := s.defaultACLs(ctx, db, owner.String())
+	acls, err := s.proof.defaultACLs(ctx, db, owner.String())
 	if err != nil {
 		return ddl.Plan{}, err
 	}
@@ -223,7 +223,7 @@ func (s *Server) roleNames(ctx context.Context, oids map[string]bool) (map[strin
 	for o := range oids {
 		list = append(list, o)
 	}
-	names, err := s.queryStrings(ctx, "", `SELECT rolname::text FROM pg_catalog.pg_roles WHERE oid::text = ANY($1)`, list)
+	names, err := s.proof.queryStrings(ctx, "", `SELECT rolname::text FROM pg_catalog.pg_roles WHERE oid::text = ANY($1)`, list)
 	if err != nil {
 		return nil, s.sess.readError("read the declared grantees", err)
 	}

@@ -11,7 +11,7 @@ import (
 
 // dropLocked refuses DatabaseInUse or drops; the caller holds the lock.
 func (s *Server) dropLocked(ctx context.Context, db ddl.DatabaseName) error {
-	sessions, err := s.sessions(ctx, db)
+	sessions, err := s.proof.sessions(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -29,7 +29,7 @@ func (s *Server) dropLocked(ctx context.Context, db ddl.DatabaseName) error {
 	}
 	keeperHeld := false
 	if s.info.Flavor == ddl.FlavorPostgres {
-		d, err := s.databaseDirect(ctx, db)
+		d, err := s.proof.databaseDirect(ctx, db)
 		if err != nil {
 			return err
 		}
@@ -49,8 +49,8 @@ func (s *Server) dropLocked(ctx context.Context, db ddl.DatabaseName) error {
 // tenantdb granted it where the ledger has no record yet (an earlier
 // version's owner); an imported login's is not (ledger_grants.go).
 func (s *Server) syncPrivileges(ctx context.Context, db ddl.DatabaseName, grantee ddl.Username, desired ddl.PrivilegeSet, created bool) error {
-	return s.withLock(ctx, db, func(ctx context.Context) error {
-		actual, err := s.privileges(ctx, db, grantee)
+	return s.proof.withLock(ctx, db, func(ctx context.Context) error {
+		actual, err := s.proof.privileges(ctx, db, grantee)
 		if err != nil {
 			return err
 		}
@@ -68,13 +68,13 @@ func (s *Server) syncPrivileges(ctx context.Context, db ddl.DatabaseName, grante
 		}
 		// Only what it did not hold yet is tenantdb's grant (GRANT ALL
 		// re-grants what a DBA gave it too: that stays the DBA's).
-		if err := s.recordGranting(ctx, db, grantee, ddl.MinusPrivileges(desired.Expand(s.info), actual), fallback); err != nil {
+		if err := s.proof.recordGranting(ctx, db, grantee, ddl.MinusPrivileges(desired.Expand(s.info), actual), fallback); err != nil {
 			return err
 		}
 		if err := s.sess.exec(ctx, s.dialect().SyncPrivileges(db, grantee, owner, diff)); err != nil {
 			return err
 		}
-		return s.recordRevoked(ctx, db, grantee, diff.Revoke, fallback)
+		return s.proof.recordRevoked(ctx, db, grantee, diff.Revoke, fallback)
 	})
 }
 
@@ -84,7 +84,7 @@ func (s *Server) databaseOwner(ctx context.Context, db ddl.DatabaseName) (ddl.Us
 	if s.spec.Engine != ddl.EnginePostgres {
 		return ddl.Username{}, nil
 	}
-	st, err := s.Database(ctx, db)
+	st, err := s.proof.Database(ctx, db)
 	if err != nil {
 		return ddl.Username{}, err
 	}

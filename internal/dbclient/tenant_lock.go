@@ -13,7 +13,7 @@ import (
 // databases it reads (database_read_cache.go), and the refusal of a
 // database a cut-short drop left invalid (invalid_database.go). Inside a
 // lock of the same operation, fn runs as it is.
-func (s *Server) withLock(ctx context.Context, tenant ddl.DatabaseName, fn func(context.Context) error) error {
+func (s *Proofs) withLock(ctx context.Context, tenant ddl.DatabaseName, fn func(context.Context) error) error {
 	if s.sess.holdsLock(ctx) {
 		return fn(ctx)
 	}

@@ -75,11 +75,11 @@ func TestExecTransaction_failureLeavesCatalogAsBefore(t *testing.T) {
 	}
 	for _, c := range cases {
 		newLogin := e.newUser("txcn")
-		defaults, err := s.defaultACLs(e.ctx, db, old.String())
+		defaults, err := s.proof.defaultACLs(e.ctx, db, old.String())
 		if err != nil || defaults.Empty() {
 			t.Fatalf("%s: the old login's default privileges: %+v, %v", c.name, defaults, err)
 		}
-		mark, err := s.ownerMark(e.ctx, db, "1")
+		mark, err := s.proof.ownerMark(e.ctx, db, "1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func TestExecTransaction_failureLeavesCatalogAsBefore(t *testing.T) {
 			ctx, cancel = context.WithTimeout(ctx, c.timeout)
 			defer cancel()
 		}
-		err = s.withLock(ctx, db, func(ctx context.Context) error { return s.sess.exec(ctx, plan) })
+		err = s.proof.withLock(ctx, db, func(ctx context.Context) error { return s.sess.exec(ctx, plan) })
 		release()
 		if err == nil {
 			t.Fatalf("%s: the plan succeeded", c.name)

@@ -34,7 +34,7 @@ func TestExec_undoStopsAtFirstFailure(t *testing.T) {
 		if !errors.As(err, &ue) {
 			t.Fatalf("exec = %v, want an undo error", err)
 		}
-		st, rerr := e.s.databaseDirect(e.ctx, a)
+		st, rerr := e.s.proof.databaseDirect(e.ctx, a)
 		if rerr != nil {
 			t.Fatal(rerr)
 		}
