@@ -540,3 +540,15 @@ func pgDisplayMS(ms string) string {
 	}
 	return ms + "ms"
 }
+
+// noteRemoved records, once the plan that removed them ran, what an
+// offboarding removed in other databases.
+func noteRemoved(ctx context.Context, removed []string, err error) error {
+	if n, _ := ctx.Value(offboardingKey{}).(*OffboardNotes); n != nil && err == nil {
+		n.mu.Lock()
+		n.removed = append(n.removed, removed...)
+		n.mu.Unlock()
+	}
+	return err
+}
+

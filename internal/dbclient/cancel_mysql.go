@@ -37,16 +37,16 @@ var cancelWait = 30 * time.Second
 // connection that holds its lock (read once, when first needed).
 type connIDKey struct{}
 
-type connID struct{ session }
+type connID struct{ connSession }
 
-// session names a MySQL/MariaDB session: its connection id, and when the
+// connSession names a MySQL/MariaDB connSession: its connection id, and when the
 // server it runs on started (unix seconds, 0 when unknown). A connection id
 // is unique only while the server runs: a restarted server numbers its
 // connections from 1 again, so after a restart the id of a statement's
-// session may belong to another session of the same admin (another
+// connSession may belong to another connSession of the same admin (another
 // tenant's apply), which KILL QUERY would interrupt. The start time tells
 // the two apart (killQuery).
-type session struct{ id, start int64 }
+type connSession struct{ id, start int64 }
 
 // sessionQuery reads the session of the connection it runs on; the start
 // is the time now less the server's Uptime (MariaDB keeps it in
@@ -144,26 +144,26 @@ func (s *Session) sampleBlockersMySQL(ctx context.Context, id int64) (stop func(
 // statementConn is the connection st runs on and its session: the one
 // holding the operation's lock, or one taken from the pool for this
 // statement.
-func (s *Session) statementConn(ctx context.Context) (conn *sql.Conn, sess session, done func(), err error) {
+func (s *Session) statementConn(ctx context.Context) (conn *sql.Conn, sess connSession, done func(), err error) {
 	if c, ok := ctx.Value(lockedConnKey{}).(*sql.Conn); ok {
 		cache, _ := ctx.Value(connIDKey{}).(*connID)
 		if cache != nil && cache.id != 0 {
-			return c, cache.session, func() {}, nil
+			return c, cache.connSession, func() {}, nil
 		}
 		if err := c.QueryRowContext(ctx, sessionQuery(s.info.Flavor)).Scan(&sess.id, &sess.start); err != nil {
-			return nil, session{}, nil, err
+			return nil, connSession{}, nil, err
 		}
 		if cache != nil {
-			cache.session = sess
+			cache.connSession = sess
 		}
 		return c, sess, func() {}, nil
 	}
 	if conn, err = s.db.Conn(ctx); err != nil {
-		return nil, session{}, nil, err
+		return nil, connSession{}, nil, err
 	}
 	if err := conn.QueryRowContext(ctx, sessionQuery(s.info.Flavor)).Scan(&sess.id, &sess.start); err != nil {
 		conn.Close()
-		return nil, session{}, nil, err
+		return nil, connSession{}, nil, err
 	}
 	return conn, sess, func() { conn.Close() }, nil
 }
@@ -172,7 +172,7 @@ func (s *Session) statementConn(ctx context.Context) (conn *sql.Conn, sess sessi
 // whose connections may all hold locks) and waits for the statement's
 // answer. A server that restarted since the statement started is not sent
 // the kill: the statement's session went with the restart.
-func (s *Session) killAndWait(ctx context.Context, sess session, answer <-chan error) error {
+func (s *Session) killAndWait(ctx context.Context, sess connSession, answer <-chan error) error {
 	id := sess.id
 	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelWait)
 	defer cancel()
@@ -208,7 +208,7 @@ var errServerRestarted = errors.New("the server restarted since the statement st
 // after reading on that same connection that the server is still the run
 // sess started on: a restart in between would also have ended this
 // connection, so the kill reaches the statement's session or nothing.
-func (s *Session) killQuery(ctx context.Context, sess session) error {
+func (s *Session) killQuery(ctx context.Context, sess connSession) error {
 	cfg, err := s.spec.mysqlConfig("")
 	if err != nil {
 		return err
@@ -224,7 +224,7 @@ func (s *Session) killQuery(ctx context.Context, sess session) error {
 		return err
 	}
 	defer conn.Close()
-	var now session
+	var now connSession
 	if err := conn.QueryRowContext(ctx, sessionQuery(s.info.Flavor)).Scan(&now.id, &now.start); err != nil {
 		return err
 	}

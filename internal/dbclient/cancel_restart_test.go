@@ -94,7 +94,7 @@ func TestCancel_killAfterRestart(t *testing.T) {
 			if other == nil {
 				t.Fatalf("no session of the restarted server got id %d", sess.id)
 			}
-			var now session
+			var now connSession
 			if err := admin().QueryRowContext(ctx, sessionQuery(s.info.Flavor)).Scan(&now.id, &now.start); err != nil {
 				t.Fatal(err)
 			}

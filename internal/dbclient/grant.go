@@ -244,7 +244,7 @@ func (s *Server) UpdateGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 			return s.revokeFromRecreatedLocked(ctx, db, user, recorded)
 		}
 		if c.Verdict != Same {
-			return ddl.ErrIdentityMismatch(s.spec.Name, db, mismatchWhy(c.Verdict))
+			return ddl.ErrIdentityMismatch(s.spec.Name, db, MismatchWhy(c.Verdict))
 		}
 		pc, err := s.proof.CheckLogin(ctx, user, recorded.Principal)
 		if err != nil {
@@ -327,7 +327,7 @@ func (s *Server) RevokeGrant(ctx context.Context, db ddl.DatabaseName, user ddl.
 			// (or, Unproven, its comment was edited in place): they are
 			// ours to revoke (below), whatever the database is.
 		case c.Found && c.Verdict != Same:
-			out = GrantRevoke{Outcome: NotOurs, Why: fmt.Sprintf("Database %q: %s", db, mismatchWhy(c.Verdict))}
+			out = GrantRevoke{Outcome: NotOurs, Why: fmt.Sprintf("Database %q: %s", db, MismatchWhy(c.Verdict))}
 			return nil
 		}
 		if s.info.Flavor != ddl.FlavorPostgres {

@@ -353,5 +353,5 @@ func (s *Proofs) requireMarkedDatabase(ctx context.Context, db ddl.DatabaseName,
 	}
 	return ddl.ErrIdentityMismatch(s.spec.Name, db, fmt.Sprintf("Login %q was made to own database %q with identity %s "+
 		"(its mark records it); the database of that name now has identity %s: %s Ownership was not handed over.",
-		user, db, mark.DBIdentity, id, mismatchWhy(Compare(Identity(mark.DBIdentity), id))))
+		user, db, mark.DBIdentity, id, MismatchWhy(Compare(Identity(mark.DBIdentity), id))))
 }

@@ -357,18 +357,14 @@ func (s *Proofs) errNotRecordedDatabase(db ddl.DatabaseName, recorded Identity, 
 		now, _ := c.Identity.Comment()
 		return ddl.ErrDatabaseIdentityUnproven(s.spec.Name, db, was, now)
 	}
-	return ddl.ErrIdentityMismatch(s.spec.Name, db, mismatchWhy(c.Verdict))
+	return ddl.ErrIdentityMismatch(s.spec.Name, db, MismatchWhy(c.Verdict))
 }
-
-
-// MismatchWhy explains a verdict in a sentence, for diagnostics.
-func MismatchWhy(v Verdict) string { return mismatchWhy(v) }
 
 // MismatchWhyFor is MismatchWhy for a database recorded as recorded: an
 // Unproven MySQL database is explained by its mark, not a comment.
 func MismatchWhyFor(recorded Identity, v Verdict) string {
 	if v != Unproven || !recorded.isMySQL() {
-		return mismatchWhy(v)
+		return MismatchWhy(v)
 	}
 	return "Its mark (the procedure " + ddl.MySQLMarkPrefix + "… tenantdb created in it, owned by an admin login) " +
 		"is gone or no longer counts: the tenant's own login may have dropped it (it may drop procedures in its " +
@@ -377,7 +373,8 @@ func MismatchWhyFor(recorded Identity, v Verdict) string {
 		"Terraform. Nothing shows it is another database, so it is unproven, not replaced."
 }
 
-func mismatchWhy(v Verdict) string {
+// MismatchWhy explains a verdict in a sentence, for diagnostics.
+func MismatchWhy(v Verdict) string {
 	switch v {
 	case Replaced:
 		return "A database of that name exists, but it is not the one this resource created or imported (it " +

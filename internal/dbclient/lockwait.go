@@ -42,7 +42,7 @@ func (s *Session) lockTimeoutError(ctx context.Context, st ddl.Statement, err er
 		// Read while it waited: exactly the sessions it waited for.
 		return &lockWaitError{msg: fmt.Sprintf("%s: a statement on database %q waited more than %s (lock_timeout) for a "+
 			"lock and was cancelled. While it waited, it was blocked by:\n  - %s\nEnd that session or let it finish, then "+
-			"apply again (or raise the provider's lock_timeout).", s.spec.describe(), tenant, s.spec.lockTimeout(),
+			"apply again (or raise the provider's lock_timeout).", s.spec.describe(), tenant, s.spec.effectiveLockTimeout(),
 			strings.Join(blocked.blockers, "\n  - ")), err: blocked.err}
 	}
 	holders, herr := s.lockHolders(context.WithoutCancel(ctx), tenant)
@@ -58,7 +58,7 @@ func (s *Session) lockTimeoutError(ctx context.Context, st ddl.Statement, err er
 	return &lockWaitError{msg: fmt.Sprintf("%s: a statement on database %q waited more than %s (lock_timeout) for a "+
 		"lock held by another session and was cancelled; what this operation had done was undone. %s\nEnd that "+
 		"session or let it finish, then apply again (or raise the provider's lock_timeout).",
-		s.spec.describe(), tenant, s.spec.lockTimeout(), who), err: err}
+		s.spec.describe(), tenant, s.spec.effectiveLockTimeout(), who), err: err}
 }
 
 // lockWaitError is a statement that waited longer than lock_timeout.

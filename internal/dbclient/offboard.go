@@ -398,16 +398,6 @@ func foreignRemoved(other ddl.DatabaseName, user ddl.Username, h foreignHolding)
 		strings.Join(what, ", "), ddl.DropOwnedStatement(user))
 }
 
-// noteRemoved records, once the plan that removed them ran, what an
-// offboarding removed in other databases.
-func noteRemoved(ctx context.Context, removed []string, err error) error {
-	if n, _ := ctx.Value(offboardingKey{}).(*OffboardNotes); n != nil && err == nil {
-		n.mu.Lock()
-		n.removed = append(n.removed, removed...)
-		n.mu.Unlock()
-	}
-	return err
-}
 
 // ownedLeftQuery names what the login $1 still owns in the current
 // database (the database itself included), its default privileges aside.

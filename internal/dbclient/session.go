@@ -38,7 +38,6 @@ const (
 	// default parallelism + 2, however many tenants a run touches.
 	maxTenantConns      = 4
 	tenantPoolIdleClose = 2 * time.Second
-	connectTimeout      = 10 * time.Second
 )
 
 // Logger receives one line per executed statement, in redacted form only.
@@ -204,7 +203,7 @@ func pgxSessionConfig(spec Spec, database string, major int) (*pgx.ConnConfig, e
 	}
 	// The session's parameters are tenantdb's, whatever the database or
 	// role sets.
-	pinSession(cfg.RuntimeParams, major, spec.lockTimeout().Milliseconds())
+	pinSession(cfg.RuntimeParams, major, spec.effectiveLockTimeout().Milliseconds())
 	return cfg, nil
 }
 

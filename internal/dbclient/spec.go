@@ -69,8 +69,8 @@ type Spec struct {
 // defaultLockTimeout is the provider's lock_timeout when none is set.
 const defaultLockTimeout = 30 * time.Second
 
-// lockTimeout is the effective wait, whole seconds for MySQL's variables.
-func (s Spec) lockTimeout() time.Duration {
+// effectiveLockTimeout is the effective wait, whole seconds for MySQL's variables.
+func (s Spec) effectiveLockTimeout() time.Duration {
 	if s.LockTimeout <= 0 {
 		return defaultLockTimeout
 	}
@@ -83,7 +83,7 @@ func (s Spec) lockTimeout() time.Duration {
 func (s Spec) poolKey() string {
 	ca := caDigest(s.CAPEM)
 	h := sha256.Sum256([]byte(s.Password.Reveal() + "\x00" + string(ca[:])))
-	return fmt.Sprintf("%s|%s|%d|%s|%s|%s|%s|%t|%q|%s|%s", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]), s.lockTimeout(),
+	return fmt.Sprintf("%s|%s|%d|%s|%s|%s|%s|%t|%q|%s|%s", s.Engine, s.Host, s.Port, s.Username, s.TLS, hex.EncodeToString(h[:8]), s.effectiveLockTimeout(),
 		s.ShallowGrantRefresh, s.Auth.key(), s.ClientCert.digest(), s.bastionID()+s.proxyID())
 }
 

@@ -7,12 +7,16 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
+
+// connectTimeout bounds one connection attempt: dial, TLS and login.
+const connectTimeout = 10 * time.Second
 
 // mysqlConfig is the go-sql-driver configuration for spec on database.
 func (s Spec) mysqlConfig(database string) (*mysql.Config, error) {
@@ -32,7 +36,7 @@ func (s Spec) mysqlConfig(database string) (*mysql.Config, error) {
 	cfg.Timeout = connectTimeout
 	// Every statement waits for a lock at most lock_timeout (whole seconds,
 	// at least 1): metadata locks and InnoDB row locks alike.
-	wait := strconv.Itoa(max(1, int(s.lockTimeout().Seconds())))
+	wait := strconv.Itoa(max(1, int(s.effectiveLockTimeout().Seconds())))
 	cfg.Params = map[string]string{"sql_mode": "'" + ddl.MySQLSessionSQLMode + "'",
 		"lock_wait_timeout": wait, "innodb_lock_wait_timeout": wait}
 	cfg.Collation = "utf8mb4_general_ci"

@@ -94,7 +94,7 @@ func (s *Session) keepGoing(ctx context.Context, st ddl.Statement) (run context.
 		ended = time.Now()
 		mu.Unlock()
 	})
-	run, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.spec.lockTimeout()+uncancellableGrace)
+	run, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.spec.effectiveLockTimeout()+uncancellableGrace)
 	return run, func(err error) error {
 		cancel()
 		stop()
