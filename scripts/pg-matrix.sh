@@ -27,7 +27,7 @@
 #   TENANTDB_PG_CACHE      cache dir (see above)
 #   PG_MATRIX_VERSIONS     majors to run, default "14 15 16 17 18"
 #   PG_MATRIX_PACKAGES     packages for 15+, default
-#                          "./internal/provider/ ./internal/dbclient/ ./internal/testserver/"
+#                          "./internal/provider/ ./internal/dbclient/... ./internal/testserver/"
 #   PG_MATRIX_RUN          a go test -run pattern for 15+ (default: all tests)
 #   PG_MATRIX_SKIP         a go test -skip pattern for 15+ (default: none)
 #   PG_MATRIX_TIMEOUT      go test -timeout per version, default 60m
@@ -42,7 +42,7 @@ source scripts/pg-bin.sh
 DEBIAN15=/usr/lib/postgresql/15/bin
 
 VERSIONS=${PG_MATRIX_VERSIONS:-14 15 16 17 18}
-PACKAGES=${PG_MATRIX_PACKAGES:-./internal/provider/ ./internal/dbclient/ ./internal/testserver/}
+PACKAGES=${PG_MATRIX_PACKAGES:-./internal/provider/ ./internal/dbclient/... ./internal/testserver/}
 TIMEOUT=${PG_MATRIX_TIMEOUT:-60m}
 RUN14='^(TestAccUnsupportedServer_postgres14|TestPostgres14)$'
 GO=${GO:-go}

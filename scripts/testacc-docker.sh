@@ -136,7 +136,7 @@ fi
 
 # shellcheck source=scripts/testacc-summary.sh
 . ./scripts/testacc-summary.sh
-server_pkgs="./internal/testserver/ ./internal/dbclient/ ./internal/provider/ ./internal/demo/"
+server_pkgs="./internal/testserver/ ./internal/dbclient/... ./internal/provider/ ./internal/demo/"
 logs=$(mktemp -d "${TMPDIR:-/tmp}/tenantdb-testacc-docker.XXXXXX")
 export TENANTDB_TEST_VERSIONS_FILE=$logs/versions
 # Build the test binaries once before the runs start.

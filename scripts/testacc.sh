@@ -51,7 +51,7 @@ declare -A FAMILY=([mariadb]=mariadb [postgres]=postgres [mysql]=mysql [mariadb1
 # The other packages with servers run per pair of releases, as before the
 # provider package was split: their tests are short.
 declare -A SERVERS_OF=([mariadb]=main-servers [postgres]=main-servers [mysql]=mysql-servers [mariadb11]=newest-servers [postgres18]=newest-servers)
-server_pkgs="./internal/testserver/ ./internal/dbclient/ ./internal/demo/"
+server_pkgs="./internal/testserver/ ./internal/dbclient/... ./internal/demo/"
 provider_pkg=./internal/provider/
 # The TestAcc tests that need a server of each family of a pair in one
 # process (the other engine's port as a configuration error): they run in

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package tenant
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient/session"
+)
+
+// TestLockName: lock names stay within MySQL 8's 64 characters (error 3057
+// beyond), short names are unchanged, long ones stay distinct and stable.
+func TestLockName(t *testing.T) {
+	t.Parallel()
+	short := "tenantdb:acme_wms"
+	if got := session.LockName(short); got != short {
+		t.Fatalf("lockName(%q) = %q, want it unchanged", short, got)
+	}
+	a, b := "tenantdb:"+strings.Repeat("a", 64), "tenantdb:"+strings.Repeat("a", 63)+"b"
+	la, lb := session.LockName(a), session.LockName(b)
+	if len(la) > session.MaxLockName || len(lb) > session.MaxLockName {
+		t.Fatalf("long lock names are %d and %d characters, want at most %d", len(la), len(lb), session.MaxLockName)
+	}
+	if la == lb || la != session.LockName(a) {
+		t.Fatalf("long lock names must be distinct and stable: %q %q", la, lb)
+	}
+}
