@@ -5,7 +5,6 @@ package connect
 import (
 	"crypto/sha256"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -60,9 +59,6 @@ func (c *ClientCert) Fingerprint() string {
 	sum := sha256.Sum256(c.pair.Certificate[0])
 	return hex.EncodeToString(sum[:])
 }
-
-// Leaf is the parsed certificate (subject, expiry), for messages.
-func (c *ClientCert) Leaf() *x509.Certificate { return c.pair.Leaf }
 
 // digest identifies the pair in pool keys (in memory only).
 func (c *ClientCert) digest() string {

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: MPL-2.0
 
-// Package dbclient is the only code that talks to a database server. It
-// executes internal/ddl plans, reads server state back, classifies errors,
-// pools connections (one bounded pool per server per process) and takes
-// advisory locks. It imports no terraform-plugin-* module.
 package connect
 
 import (

@@ -36,7 +36,7 @@ type accountsSnapshot struct {
 }
 
 // invalidateAccounts drops the accounts snapshot (after any statement).
-func (s *Server) InvalidateAccounts() {
+func (s *Server) invalidateAccounts() {
 	c := &s.catalog
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -60,7 +60,7 @@ func rememberDatabase(ctx context.Context, name string, st *DatabaseState) {
 }
 
 // forgetDatabaseReads drops every reading: a statement is about to run.
-func ForgetDatabaseReads(ctx context.Context) {
+func forgetDatabaseReads(ctx context.Context) {
 	if r, _ := ctx.Value(databaseReadsKey{}).(*databaseReads); r != nil {
 		r.mu.Lock()
 		defer r.mu.Unlock()

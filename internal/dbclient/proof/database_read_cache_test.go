@@ -30,7 +30,7 @@ func TestDatabaseReads(t *testing.T) {
 	if got, ok := cachedDatabase(ctx, "gone"); !ok || got != nil {
 		t.Fatalf("not found is not remembered: %+v, %v", got, ok)
 	}
-	ForgetDatabaseReads(ctx)
+	forgetDatabaseReads(ctx)
 	for _, name := range []string{"a", "gone"} {
 		if _, ok := cachedDatabase(ctx, name); ok {
 			t.Fatalf("%s still read after a statement", name)

@@ -22,7 +22,7 @@ type Server struct {
 // caches are kept true by sess's write hooks (session.WriteHooks).
 func New(sess *session.Session) *Server {
 	s := &Server{spec: sess.Spec(), info: sess.Info(), sess: sess}
-	sess.SetWriteHooks(session.WriteHooks{BeforeWrite: ForgetDatabaseReads, AfterWrite: s.InvalidateAccounts})
+	sess.SetWriteHooks(session.WriteHooks{BeforeWrite: forgetDatabaseReads, AfterWrite: s.invalidateAccounts})
 	return s
 }
 

@@ -7,12 +7,9 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/stdlib"
-
-	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
 // Naming the blocker while it blocks. Once a lock wait ends (lock_timeout,
@@ -29,58 +26,6 @@ var (
 	blockerSampleAfter = 500 * time.Millisecond
 	blockerSampleEvery = time.Second
 )
-
-// runPostgres runs st on conn (the locked connection, or one taken from
-// a pool for it), reading its blockers while it waits.
-func (s *Session) runPostgres(ctx context.Context, conn *sql.Conn, st ddl.Statement) error {
-	// An uncancellable statement gets no cancel request at the deadline
-	// (uncancellable.go).
-	ctx, finish, err := s.KeepGoing(ctx, st)
-	if err != nil {
-		return err
-	}
-	return finish(s.runPostgresUnder(ctx, conn, st))
-}
-
-// runPostgresUnder is runPostgres under the context st runs under.
-func (s *Session) runPostgresUnder(ctx context.Context, conn *sql.Conn, st ddl.Statement) error {
-	pid := backendPID(conn)
-	var (
-		mu       sync.Mutex
-		blockers []string
-	)
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		if pid == 0 {
-			return
-		}
-		wait := blockerSampleAfter
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(wait):
-			}
-			wait = blockerSampleEvery
-			got, err := s.blockersOf(ctx, pid)
-			if err == nil && len(got) > 0 {
-				mu.Lock()
-				blockers = got
-				mu.Unlock()
-			}
-		}
-	}()
-	statementStarting(ctx, st)
-	_, err := conn.ExecContext(ctx, st.SQL())
-	close(stop)
-	<-sampled
-	if err != nil && len(blockers) > 0 {
-		return &blockedError{err: err, blockers: blockers}
-	}
-	return err
-}
 
 // backendPID is the PostgreSQL backend of conn, known to the driver (no
 // round trip); 0 when it cannot be read.

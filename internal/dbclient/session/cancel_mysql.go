@@ -73,44 +73,6 @@ func withConnIDCache(ctx context.Context) context.Context {
 	return context.WithValue(ctx, connIDKey{}, &connID{})
 }
 
-// runKillable runs st on MySQL/MariaDB so that the end of ctx stops it on
-// the server.
-func (s *Session) runKillable(ctx context.Context, st ddl.Statement) error {
-	if err := ctx.Err(); err != nil {
-		// The deadline passed before it was sent: never start it (it
-		// would run, and maybe finish, before its KILL QUERY).
-		return err
-	}
-	conn, sess, done, err := s.StatementConn(ctx)
-	if err != nil {
-		return err
-	}
-	defer done()
-	// Until = what stops the statement on the server: the operation's
-	// context, or for an uncancellable statement (uncancellable.go) only
-	// its own safety bound.
-	until, finish, err := s.KeepGoing(ctx, st)
-	if err != nil {
-		return err
-	}
-	statementStarting(ctx, st)
-	answer := make(chan error, 1)
-	go func() {
-		_, err := conn.ExecContext(context.WithoutCancel(ctx), st.SQL())
-		answer <- err
-	}()
-	stop := s.sampleBlockersMySQL(until, sess.ID)
-	select {
-	case err = <-answer:
-	case <-until.Done():
-		err = s.killAndWait(until, sess, answer)
-	}
-	if got := stop(); err != nil && len(got) > 0 {
-		err = &blockedError{err: err, blockers: got}
-	}
-	return finish(err)
-}
-
 // sampleBlockersMySQL reads, while the statement on connection id runs
 // longer than blockerSampleAfter, who blocks it (blockers_mysql.go),
 // every blockerSampleEvery. stop ends the sampling and returns the last
