@@ -35,8 +35,12 @@ SUBS = [
     (re.compile(r"(?i)(IDENTIFIED (?:BY|WITH \w+ (?:BY|AS))\s*)'(?:[^']|'')*'"), r"\1'*'"),
     (re.compile(r"(?i)(PASSWORD\s*(?:\(\s*)?)'(?:[^']|'')*'"), r"\1'*'"),
     (re.compile(r"\*[0-9A-F]{40}"), "*HASH"),
-    (re.compile(r"\b[0-9a-f]{6,}\b"), "H"),            # claim ids, hex marks
-    (re.compile(r"\b(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8}\b"), "R"),  # random suffixes
+    # scratch names, keepers, mark procedures: random by design
+    (re.compile(r"(tenantdb_(?:claim|mark|keep)_)(?!ledger(?![a-z0-9_]))[a-z0-9_]+"), r"\1X"),
+    # claim ids, hex marks, random suffixes: inside identifiers too (an
+    # underscore separates them here)
+    (re.compile(r"(?<![A-Za-z0-9])[0-9a-f]{6,}(?![A-Za-z0-9])"), "H"),
+    (re.compile(r"(?<![A-Za-z0-9])(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,10}(?![A-Za-z0-9])"), "R"),
     (re.compile(r"\d+(\.\d+)?"), "N"),
     (re.compile(r"\s+"), " "),
 ]
