@@ -42,7 +42,7 @@ type Statement struct {
 	// one can connect, only DROP DATABASE finishes it) and a MariaDB
 	// database with some of its tables dropped. What it waits for first
 	// (other sessions, locks) stays bounded by lock_timeout; the executor
-	// reports how far past the deadline it ran (dbclient/uncancellable.go).
+	// reports how far past the deadline it ran (dbclient/session/uncancellable.go).
 	Uncancellable bool
 	// outsideTransaction: PostgreSQL refuses to run it inside a
 	// transaction block (CREATE/DROP DATABASE), so a plan holding it is

@@ -4,7 +4,7 @@ package faultpoint
 
 import "context"
 
-// The timeout points of the kill-point suite (dbclient/killpoint_on.go)
+// The timeout points of the kill-point suite (dbclient/session/killpoint_on.go)
 // end an operation's context right as a chosen statement runs, as
 // operation_timeout would. The provider records, in each operation's
 // context, the function that ends it; only a provider built with -tags

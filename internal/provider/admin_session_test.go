@@ -11,7 +11,7 @@ import (
 // Issue 42, items 1 to 3 (PostgreSQL): a tenant owner owns its database, so
 // it may ALTER DATABASE … SET any user-settable parameter, set its
 // CONNECTION LIMIT and create functions and operators there. None of it
-// reaches the admin's sessions (internal/dbclient/admin_session_postgres.go).
+// reaches the admin's sessions (internal/dbclient/session/admin_session_postgres.go).
 // Every check reads the server as the superuser: rows, roles, ACLs,
 // memberships, and a tenant-owned table that records its callers.
 

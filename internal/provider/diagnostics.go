@@ -134,7 +134,7 @@ func addDatabaseInvalidWarning(diags *diag.Diagnostics, object string, db ddl.Da
 }
 
 // addRanPastTimeoutWarning: a DROP DATABASE was running at the
-// operation's deadline and was let finish (dbclient/uncancellable.go); the
+// operation's deadline and was let finish (dbclient/session/uncancellable.go); the
 // detail names it first and says how long it ran.
 func addRanPastTimeoutWarning(diags *diag.Diagnostics, o dbclient.Overrun, limit time.Duration) {
 	diags.AddWarning(summaryRanPastTimeout, fmt.Sprintf("%s (operation_timeout %s).", o, limit))

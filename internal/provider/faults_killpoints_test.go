@@ -19,7 +19,7 @@ import (
 // The kill-point suite: for each tenant operation, terraform and the
 // provider are SIGKILLed at every statement boundary of the operation (a
 // provider built with -tags killpoints stops dead after the k-th statement
-// that succeeded, see dbclient/killpoint_on.go), then the next apply runs
+// that succeeded, see dbclient/session/killpoint_on.go), then the next apply runs
 // with the same configuration ("forward") and, where the previous
 // configuration has the resource, with that one ("back"). After each:
 // converged in at most two applies with no manual SQL, or a pinned refusal

@@ -14,7 +14,7 @@ import (
 // The kill-point suite's timeout dimension (issue 34): for every
 // operation of the kill-point suite, the operation's context ends right as
 // its k-th statement runs (a provider built with -tags killpoints, see
-// dbclient/timeoutpoint_on.go: BEGIN, COMMIT, savepoints and undo steps
+// dbclient/session/timeoutpoint_on.go: BEGIN, COMMIT, savepoints and undo steps
 // count), as operation_timeout would, so the server gets the KILL QUERY
 // (MySQL/MariaDB) or cancel request (PostgreSQL) of that statement, or,
 // when it already finished, the next step finds the context ended. The

@@ -18,7 +18,7 @@ import (
 // locks (each statement also has lock_timeout), retries of an unavailable
 // primary, a server that accepts connections and never answers. When it
 // passes, the statement in flight is cancelled (except a DROP DATABASE,
-// which is let finish: dbclient/uncancellable.go), what the operation had
+// which is let finish: dbclient/session/uncancellable.go), what the operation had
 // done is undone (the undo runs without the deadline), and the error says
 // which limit was reached.
 
@@ -41,7 +41,7 @@ func operationContext(ctx context.Context, data *providerData) (context.Context,
 // explainTimeout adds, after an operation that failed because its deadline
 // passed, which limit it was and what to do.
 // A DROP DATABASE that was running at the deadline was let finish
-// (dbclient/uncancellable.go): a warning says so and how long it ran,
+// (dbclient/session/uncancellable.go): a warning says so and how long it ran,
 // whether the operation then failed or not.
 func explainTimeout(ctx context.Context, data *providerData, diags *diag.Diagnostics) {
 	limit := defaultOperationTimeout

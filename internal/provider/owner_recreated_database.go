@@ -18,7 +18,7 @@ import (
 // imported or first refreshed, so that a refresh can show those rows in the
 // plan, its apply revoke them (and grant nothing on the new database), and
 // a destroy that does not drop the login revoke them as well.
-// dbclient/recreated_database.go has the server side.
+// dbclient/proof/recreated_database.go has the server side.
 
 // ownerDatabaseKey keeps, in an owner's private state, the identity of the
 // database it was made for (MySQL/MariaDB).

@@ -11,7 +11,7 @@ import (
 )
 
 // withTimeoutPoint records the operation's cancel for the kill-point
-// suite's timeout points (dbclient/killpoint_on.go): only a provider built
+// suite's timeout points (dbclient/session/killpoint_on.go): only a provider built
 // with -tags killpoints has this file.
 func withTimeoutPoint(ctx context.Context, cancel context.CancelFunc) context.Context {
 	return faultpoint.WithOperationCancel(ctx, cancel)
