@@ -227,7 +227,7 @@ func VerifyAdminSession(ctx context.Context, c *pgx.Conn, admin, database string
 	for _, name := range names {
 		value := want[name]
 		if name == "lock_timeout" {
-			value = PGDisplayMS(value)
+			value = pgDisplayMS(value)
 		}
 		if v := got[name]; v != value {
 			wrong = append(wrong, fmt.Sprintf("%s is %q, not %q", name, v, value))
@@ -526,7 +526,7 @@ func (s *Session) ServerReadOnly(ctx context.Context) (bool, error) {
 
 // pgDisplayMS is a millisecond setting as current_setting shows it: in
 // the largest unit that holds it exactly ("5000" is "5s").
-func PGDisplayMS(ms string) string {
+func pgDisplayMS(ms string) string {
 	n, err := strconv.ParseInt(ms, 10, 64)
 	if err != nil || n == 0 {
 		return ms

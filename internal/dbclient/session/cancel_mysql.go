@@ -64,7 +64,7 @@ func SessionQuery(f ddl.Flavor) string {
 // sameServerRun reports whether two start times can be one run of the
 // server: Uptime counts whole seconds, so two readings of one run may
 // differ by one. An unknown start (0) cannot prove a restart.
-func SameServerRun(a, b int64) bool {
+func sameServerRun(a, b int64) bool {
 	return a == 0 || b == 0 || (a-b <= 1 && b-a <= 1)
 }
 
@@ -190,7 +190,7 @@ func (s *Session) KillQuery(ctx context.Context, sess ConnSession) error {
 	if err := conn.QueryRowContext(ctx, SessionQuery(s.info.Flavor)).Scan(&now.ID, &now.Start); err != nil {
 		return err
 	}
-	if !SameServerRun(sess.Start, now.Start) {
+	if !sameServerRun(sess.Start, now.Start) {
 		return ErrServerRestarted
 	}
 	_, err = conn.ExecContext(ctx, ddl.MySQLKillQuery(sess.ID))

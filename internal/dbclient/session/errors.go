@@ -179,7 +179,7 @@ func IsDefinerNameTaken(err error) bool {
 func IsAccessDenied(err error) bool { return codesAccessDenied[CodeOf(err)] }
 
 // isMissing reports an object, grant or principal that does not exist.
-func IsMissing(err error) bool { return codesMissing[CodeOf(err)] }
+func isMissing(err error) bool { return codesMissing[CodeOf(err)] }
 
 // statementError is a failed statement. It carries the redacted statement
 // and, only for statements without secrets, the server's message (a MySQL

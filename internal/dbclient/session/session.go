@@ -297,13 +297,13 @@ func (s *Session) tenantDB(database string) (*sql.DB, func(), error) {
 	if s.poolFreed == nil {
 		s.poolFreed = sync.NewCond(&s.poolMu)
 	}
-	s.ReapLocked(maxTenantPools)
+	s.reapLocked(maxTenantPools)
 	p, ok := s.TenantPools[database]
 	for !ok && len(s.TenantPools) >= MaxTenantConns {
 		// Every slot is taken: close the least recently used idle pool,
 		// else wait for one. A holder never waits for anything but its
 		// own statement, so this cannot deadlock.
-		s.ReapLocked(s.idleTenantPoolsLocked() - 1)
+		s.reapLocked(s.idleTenantPoolsLocked() - 1)
 		if len(s.TenantPools) < MaxTenantConns {
 			break
 		}
@@ -333,7 +333,7 @@ func (s *Session) tenantDB(database string) (*sql.DB, func(), error) {
 		defer s.poolMu.Unlock()
 		p.InUse--
 		p.LastUsed = time.Now()
-		s.ReapLocked(maxTenantPools)
+		s.reapLocked(maxTenantPools)
 		s.poolFreed.Broadcast()
 	}
 	return p.DB, release, nil
@@ -346,7 +346,7 @@ func (s *Session) tenantDB(database string) (*sql.DB, func(), error) {
 // releasing it, and the pool it released a moment ago is the one its next
 // statement wants (closing it costs a new connection: fork, TLS and SCRAM
 // on the server).
-func (s *Session) ReapLocked(keep int) {
+func (s *Session) reapLocked(keep int) {
 	var idle []string
 	for name, p := range s.TenantPools {
 		switch {

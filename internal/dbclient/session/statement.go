@@ -94,7 +94,7 @@ func (s *Session) execOne(ctx context.Context, st ddl.Statement) error {
 		afterStatement(st)
 		return nil
 	}
-	if st.Tolerate == ddl.TolerateMissing && IsMissing(err) {
+	if st.Tolerate == ddl.TolerateMissing && isMissing(err) {
 		var refusal *ddl.Error
 		if !errors.As(err, &refusal) {
 			return nil

@@ -126,7 +126,7 @@ func (s *Session) runInTransaction(ctx context.Context, conn *sql.Conn, database
 		return err
 	}
 	err := s.runLogged(ctx, conn, database, st)
-	if err != nil && IsMissing(err) {
+	if err != nil && isMissing(err) {
 		return s.runLogged(ctx, conn, database, ddl.RollbackToSavepoint())
 	}
 	return err

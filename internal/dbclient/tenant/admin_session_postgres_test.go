@@ -271,17 +271,6 @@ func TestAdminSession_verificationCost(t *testing.T) {
 		n, connect[n/2], verify[n/2], ping[n/2])
 }
 
-// TestPgDisplayMS: lock_timeout is sent in milliseconds and read back as
-// current_setting shows it.
-func TestPgDisplayMS(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{"0": "0", "5000": "5s", "1500": "1500ms", "60000": "1min", "7200000": "2h", "86400000": "1d"} {
-		if got := session.PGDisplayMS(in); got != want {
-			t.Errorf("pgDisplayMS(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestAdminSession_connectionLimitOutsideOffboarding: a tenant database
 // whose CONNECTION LIMIT 0 keeps the admin out is changed only by an
 // offboarding. An ordinary apply (a grant's create) fails terminally

@@ -144,17 +144,3 @@ func TestCancel_killAfterRestart(t *testing.T) {
 		})
 	}
 }
-
-// TestSameServerRun: start times read a second apart are one run; an
-// unknown start proves no restart.
-func TestSameServerRun(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		a, b int64
-		want bool
-	}{{100, 100, true}, {100, 101, true}, {101, 100, true}, {100, 102, false}, {0, 500, true}, {500, 0, true}} {
-		if got := session.SameServerRun(tc.a, tc.b); got != tc.want {
-			t.Errorf("sameServerRun(%d, %d) = %v, want %v", tc.a, tc.b, got, tc.want)
-		}
-	}
-}

@@ -3,17 +3,12 @@
 package tenant
 
 import (
-	"errors"
-	"fmt"
-	"net"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient/connect"
-	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient/session"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
 )
 
@@ -124,43 +119,5 @@ func TestSSHBastion_hopNamed(t *testing.T) {
 				}
 			})
 		})
-	}
-}
-
-// TestHopErrorClass: a hop that did not answer in time is not retried
-// (each retry would wait another connect timeout), unless the retry dials
-// anew; a refused hop is retried as a refused database is, and the
-// refusal after retries says which hop to check.
-func TestHopErrorClass(t *testing.T) {
-	t.Parallel()
-	refused := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}
-	timedOut := &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
-	for _, c := range []struct {
-		name      string
-		err       *connect.HopError
-		class     connect.ErrClass
-		fixPrefix string
-	}{
-		{"bastion refused", connect.NewHopError(t.Context(), connect.HopBastion, "b:22", "", refused, false), connect.ClassTransient, "Check that the SSH bastion b:22 "},
-		{"bastion silent", connect.NewHopError(t.Context(), connect.HopBastion, "b:22", "", timedOut, false), connect.ClassTerminal, "Check that the SSH bastion b:22 "},
-		{"redial next", connect.NewHopError(t.Context(), connect.HopBastion, "b:22", "", timedOut, true), connect.ClassTransient, "Check that the SSH bastion b:22 "},
-		{"proxy silent", connect.NewHopError(t.Context(), connect.HopProxy, "p:1080", "", timedOut, false), connect.ClassTerminal, "Check that the SOCKS5 proxy p:1080 "},
-		{"database refused", connect.NewHopError(t.Context(), connect.HopDatabase, "db:5432", "SSH bastion b:22", refused, false), connect.ClassTransient,
-			"Check that the database at db:5432 "},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			// Wrapped as the drivers wrap a dial error.
-			err := fmt.Errorf("dial error: %w", c.err)
-			if got := session.Classify(err); got != c.class {
-				t.Errorf("class %s, want %s", got, c.class)
-			}
-			if fix := connect.UnavailableFix(err); !strings.HasPrefix(fix, c.fixPrefix) {
-				t.Errorf("fix %q, want it to start %q", fix, c.fixPrefix)
-			}
-		})
-	}
-	if fix := connect.UnavailableFix(errors.New("read-only")); !strings.Contains(fix, "primary") {
-		t.Errorf("without a hop the fix is about the primary: %q", fix)
 	}
 }

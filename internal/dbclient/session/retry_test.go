@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MPL-2.0
 
-package tenant
+package session
 
 import (
 	"context"
@@ -11,16 +11,15 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient/connect"
-	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient/session"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
 // TestRetryPolicy pins the control flow of retries (the server behaviour
 // behind each class is tested against real servers in classify_test.go).
 func TestRetryPolicy(t *testing.T) {
-	old := session.RetryBase
-	session.RetryBase = time.Millisecond
-	t.Cleanup(func() { session.RetryBase = old })
+	old := RetryBase
+	RetryBase = time.Millisecond
+	t.Cleanup(func() { RetryBase = old })
 	spec := connect.Spec{Name: "unit", Engine: ddl.EngineMySQL, Host: "127.0.0.1", Port: 1}
 	lost := driver.ErrBadConn
 	readOnly := &mysql.MySQLError{Number: 1290, Message: "The MariaDB server is running with the --read-only option so it cannot execute this statement"}
@@ -37,11 +36,11 @@ func TestRetryPolicy(t *testing.T) {
 		{"lost connection, claim: returned at once", false, []error{lost}, 1, "", true},
 		{"transient, claim: retried (nothing ran)", false, []error{readOnly, readOnly}, 3, "", false},
 		{"terminal: never retried", true, []error{denied}, 1, "", true},
-		{"budget spent: PrimaryUnavailable", true, []error{readOnly, readOnly, readOnly, readOnly, readOnly, readOnly}, session.RetryAttempts, ddl.PrimaryUnavailable, true},
+		{"budget spent: PrimaryUnavailable", true, []error{readOnly, readOnly, readOnly, readOnly, readOnly, readOnly}, RetryAttempts, ddl.PrimaryUnavailable, true},
 	}
 	for _, c := range cases {
 		calls := 0
-		err := session.RetryIf(context.Background(), spec, c.idempotent, func(context.Context) error {
+		err := RetryIf(context.Background(), spec, c.idempotent, func(context.Context) error {
 			calls++
 			if calls <= len(c.errs) {
 				return c.errs[calls-1]

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: MPL-2.0
 
-package tenant
+package session
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient/session"
 )
 
 // TestLockName: lock names stay within MySQL 8's 64 characters (error 3057
@@ -14,15 +12,15 @@ import (
 func TestLockName(t *testing.T) {
 	t.Parallel()
 	short := "tenantdb:acme_wms"
-	if got := session.LockName(short); got != short {
+	if got := LockName(short); got != short {
 		t.Fatalf("lockName(%q) = %q, want it unchanged", short, got)
 	}
 	a, b := "tenantdb:"+strings.Repeat("a", 64), "tenantdb:"+strings.Repeat("a", 63)+"b"
-	la, lb := session.LockName(a), session.LockName(b)
-	if len(la) > session.MaxLockName || len(lb) > session.MaxLockName {
-		t.Fatalf("long lock names are %d and %d characters, want at most %d", len(la), len(lb), session.MaxLockName)
+	la, lb := LockName(a), LockName(b)
+	if len(la) > MaxLockName || len(lb) > MaxLockName {
+		t.Fatalf("long lock names are %d and %d characters, want at most %d", len(la), len(lb), MaxLockName)
 	}
-	if la == lb || la != session.LockName(a) {
+	if la == lb || la != LockName(a) {
 		t.Fatalf("long lock names must be distinct and stable: %q %q", la, lb)
 	}
 }

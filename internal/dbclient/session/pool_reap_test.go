@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MPL-2.0
 
-package tenant
+package session
 
 import (
 	"database/sql"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient/session"
 )
 
 // TestReapClosesLeastRecentlyUsed: when more tenant pools are idle than
@@ -30,21 +28,21 @@ func TestReapClosesLeastRecentlyUsed(t *testing.T) {
 	}{
 		{"keeps the most recent idle ones", []pool{{"a", 900 * time.Millisecond, 0}, {"b", 10 * time.Millisecond, 0}, {"c", 500 * time.Millisecond, 0}, {"d", time.Millisecond, 0}}, 2, []string{"b", "d"}},
 		{"pools in use stay and do not count", []pool{{"a", time.Hour, 1}, {"b", 10 * time.Millisecond, 0}, {"c", 20 * time.Millisecond, 0}, {"d", 30 * time.Millisecond, 2}}, 1, []string{"a", "b", "d"}},
-		{"idle past tenantPoolIdleClose closes whatever keep allows", []pool{{"a", session.TenantPoolIdleClose + time.Second, 0}, {"b", time.Millisecond, 0}}, 2, []string{"b"}},
+		{"idle past tenantPoolIdleClose closes whatever keep allows", []pool{{"a", TenantPoolIdleClose + time.Second, 0}, {"b", time.Millisecond, 0}}, 2, []string{"b"}},
 		{"keep below zero is zero", []pool{{"a", time.Millisecond, 0}, {"b", time.Millisecond, 1}}, -1, []string{"b"}},
 		{"nothing to close", []pool{{"a", time.Millisecond, 0}}, 2, []string{"a"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &session.Session{TenantPools: map[string]*session.TenantPool{}}
+			s := &Session{TenantPools: map[string]*TenantPool{}}
 			for _, p := range tt.pools {
 				db, err := sql.Open("pgx", "postgres://unused.invalid/x") // never connects
 				if err != nil {
 					t.Fatal(err)
 				}
-				s.TenantPools[p.name] = &session.TenantPool{DB: db, LastUsed: now.Add(-p.idle), InUse: p.inUse, PIDs: map[int]bool{}}
+				s.TenantPools[p.name] = &TenantPool{DB: db, LastUsed: now.Add(-p.idle), InUse: p.inUse, PIDs: map[int]bool{}}
 			}
-			s.ReapLocked(tt.keep)
+			s.reapLocked(tt.keep)
 			var open []string
 			for name := range s.TenantPools {
 				open = append(open, name)
