@@ -22,7 +22,7 @@ func SetTokenClockForTesting(run func(sign func())) (restore func()) {
 	return func() { tokenClock = old; ResetFetchers() }
 }
 
-// resetFetchers forgets the credential chains resolved so far, so a test's
+// ResetFetchers forgets the credential chains resolved so far, so a test's
 // environment is read again.
 func ResetFetchers() {
 	tokens.Lock()

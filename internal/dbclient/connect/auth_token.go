@@ -99,7 +99,7 @@ func (m unknownMethod) token(context.Context, Spec) (string, error) {
 	return "", fmt.Errorf("unknown auth method %q", string(m))
 }
 
-// loginToken fetches a token for one new connection of spec. A failure is
+// LoginToken fetches a token for one new connection of spec. A failure is
 // a configuration error (never retried, never a database error) naming the
 // cloud and the step of its credential chain that failed; the token itself
 // is in no error and no log.
@@ -145,7 +145,7 @@ func (s Spec) applyMySQLToken(cfg *mysql.Config) error {
 	}))
 }
 
-// pgBeforeConnect is the pgx hook that gives every new PostgreSQL
+// PGBeforeConnect is the pgx hook that gives every new PostgreSQL
 // connection a fresh token, or nil for password login.
 func (s Spec) PGBeforeConnect() func(context.Context, *pgx.ConnConfig) error {
 	if !s.Auth.IAM() {

@@ -27,7 +27,7 @@ import (
 // engine listens). They are never retried and never reported as
 // PrimaryUnavailable; the message says what is wrong and what to change.
 
-// configError is a connection failure caused by the configuration.
+// ConfigError is a connection failure caused by the configuration.
 type ConfigError struct {
 	Kind string // "TLS", "DNS", "protocol", "SSH" or "SOCKS5"
 	Msg  string // what is wrong and what to change; no secrets
@@ -46,7 +46,7 @@ func (e *ConfigError) Error() string {
 
 func (e *ConfigError) Unwrap() error { return e.err }
 
-// configErrorOf recognises a configuration error in a connection failure
+// ConfigErrorOf recognises a configuration error in a connection failure
 // and words it for spec, or returns nil. It needs no network access; the
 // protocol check that does is sniffProtocol.
 func ConfigErrorOf(spec Spec, err error) *ConfigError {
@@ -67,7 +67,7 @@ func ConfigErrorOf(spec Spec, err error) *ConfigError {
 	return nil
 }
 
-// isConfigError is the part of Classify that needs no spec.
+// IsConfigError is the part of Classify that needs no spec.
 func IsConfigError(err error) bool { return ConfigErrorOf(Spec{}, err) != nil }
 
 func IsServerError(err error) bool {
@@ -80,7 +80,7 @@ func IsServerError(err error) bool {
 // SSLRequest with anything but 'S' (pgx has no exported error for it).
 const errPGRefusedTLS = "server refused TLS connection"
 
-// tlsProblem words a TLS failure, or returns "".
+// TLSProblem words a TLS failure, or returns "".
 func TLSProblem(spec Spec, err error) string {
 	signedBy := fmt.Sprintf("by the CA the provider's ca_certs gives server %q", spec.Name)
 	if spec.CAPEM == "" {
@@ -325,7 +325,7 @@ type socketConn struct {
 
 func (c *socketConn) SyscallConn() (syscall.RawConn, error) { return c.sc.SyscallConn() }
 
-// classifyingConnector turns connection failures into configuration errors
+// ClassifyingConnector turns connection failures into configuration errors
 // where the configuration is the cause, before retry sees them.
 type ClassifyingConnector struct {
 	driver.Connector

@@ -7,7 +7,7 @@ import (
 	"database/sql/driver"
 )
 
-// countingConnector counts connections opened, so tests and benchmarks can
+// CountingConnector counts connections opened, so tests and benchmarks can
 // prove the pool is reused rather than dialled per statement.
 type CountingConnector struct {
 	driver.Connector

@@ -34,7 +34,7 @@ const (
 	HopDatabase hop = "database"
 )
 
-// hopError is a failed dial through a bastion or proxy.
+// HopError is a failed dial through a bastion or proxy.
 type HopError struct {
 	hop   hop
 	addr  string // the hop's address (the database's for hopDatabase)
@@ -53,7 +53,7 @@ func (e *HopError) fix() string {
 	return fmt.Sprintf("Check that the %s %s is up and reachable from the machine running Terraform, then apply again.", e.hop, e.addr)
 }
 
-// newHopError words err as a failure at hop (at addr), for server. A
+// NewHopError words err as a failure at hop (at addr), for server. A
 // timeout, of ctx or of the connection's deadline, is named as such and is
 // terminal unless retryable says the next attempt dials anew.
 func NewHopError(ctx context.Context, h hop, addr, through string, err error, retryable bool) *HopError {
@@ -80,7 +80,7 @@ func isHopError(err error) bool {
 	return errors.As(err, &he)
 }
 
-// unavailableFix is the PrimaryUnavailable fix for the last error: the hop
+// UnavailableFix is the PrimaryUnavailable fix for the last error: the hop
 // that failed, or the primary.
 func UnavailableFix(last error) string {
 	var he *HopError

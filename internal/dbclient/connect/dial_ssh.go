@@ -164,7 +164,7 @@ func tunnelFor(b *SSHBastion) *tunnel {
 	return t
 }
 
-// closeTunnels ends every SSH connection (the registry's Close).
+// CloseTunnels ends every SSH connection (the registry's Close).
 func CloseTunnels() {
 	tunnels.Lock()
 	defer tunnels.Unlock()

@@ -2,7 +2,7 @@
 
 package connect
 
-// errClass says what an error means for a retry.
+// ErrClass says what an error means for a retry.
 type ErrClass int
 
 const (

@@ -65,7 +65,7 @@ type Spec struct {
 // defaultLockTimeout is the provider's lock_timeout when none is set.
 const defaultLockTimeout = 30 * time.Second
 
-// effectiveLockTimeout is the effective wait, whole seconds for MySQL's variables.
+// EffectiveLockTimeout is the effective wait, whole seconds for MySQL's variables.
 func (s Spec) EffectiveLockTimeout() time.Duration {
 	if s.LockTimeout <= 0 {
 		return defaultLockTimeout
@@ -73,7 +73,7 @@ func (s Spec) EffectiveLockTimeout() time.Duration {
 	return s.LockTimeout
 }
 
-// poolKey identifies a pool. It includes a digest of the password and the
+// PoolKey identifies a pool. It includes a digest of the password and the
 // CA so a changed password or CA opens a new pool; the key lives in memory
 // only.
 func (s Spec) PoolKey() string {
@@ -108,16 +108,16 @@ func caDigest(pem string) [32]byte {
 	return d
 }
 
-// describe names the server in errors, without secrets.
+// Describe names the server in errors, without secrets.
 func (s Spec) Describe() string {
 	return fmt.Sprintf("server %q (%s at %s as %s)", s.Name, s.Engine, s.Addr(), s.Username)
 }
 
-// addr is host:port for dialling and messages; an IPv6 host gets its
+// Addr is host:port for dialling and messages; an IPv6 host gets its
 // brackets here ([::1]:3306), and only here.
 func (s Spec) Addr() string { return net.JoinHostPort(s.Host, strconv.Itoa(s.Port)) }
 
-// check applies the provider's plan-time rules for host and port again
+// Check applies the provider's plan-time rules for host and port again
 // before anything is dialled (ddl holds the one rule).
 func (s Spec) Check() error {
 	if err := ddl.ValidateHost(s.Host); err != nil {

@@ -18,7 +18,7 @@ import (
 // connectTimeout bounds one connection attempt: dial, TLS and login.
 const connectTimeout = 10 * time.Second
 
-// mysqlConfig is the go-sql-driver configuration for spec on database.
+// MySQLConfig is the go-sql-driver configuration for spec on database.
 func (s Spec) MySQLConfig(database string) (*mysql.Config, error) {
 	tlsCfg, err := s.tlsConfig()
 	if err != nil {
@@ -63,7 +63,7 @@ const pgPinnedSettings = "host=localhost port=5432 dbname=postgres user=tenantdb
 	"target_session_attrs=any connect_timeout=0 min_protocol_version=3.0 max_protocol_version=3.0 " +
 	"channel_binding=prefer require_auth='' krbsrvname='' krbspn='' options='' application_name=tenantdb timezone='' servicefile=''"
 
-// pgxConfig is the pgx configuration for spec on database ("" = postgres):
+// PgxConfig is the pgx configuration for spec on database ("" = postgres):
 // how to reach and log in. What the session then runs with is the session
 // layer's (pgxSessionConfig).
 func (s Spec) PgxConfig(database string) (*pgx.ConnConfig, error) {

@@ -96,7 +96,7 @@ func (s *Server) queryEach(ctx context.Context, q string, reset func(), row func
 	})
 }
 
-// invalidateDatabase makes later reads of db go to the server.
+// InvalidateDatabase makes later reads of db go to the server.
 func (s *Server) InvalidateDatabase(db ddl.DatabaseName) {
 	c := &s.catalog
 	c.mu.Lock()
@@ -107,7 +107,7 @@ func (s *Server) InvalidateDatabase(db ddl.DatabaseName) {
 	c.dirty[s.lookupKey(db.String())] = true
 }
 
-// invalidateCatalog drops the whole snapshot.
+// InvalidateCatalog drops the whole snapshot.
 func (s *Server) InvalidateCatalog() {
 	c := &s.catalog
 	c.mu.Lock()

@@ -70,7 +70,7 @@ func (s *Server) snapshotHint(user ddl.Username) bool {
 	return c.accounts.hints[user.Account()]
 }
 
-// snapshotConnectionLimit is user's stored connection limit as the
+// SnapshotConnectionLimit is user's stored connection limit as the
 // snapshot read it (ddl.ConnectionLimitFromServer); read after
 // snapshotLoginValue, so a refresh costs no query of its own.
 func (s *Server) SnapshotConnectionLimit(user ddl.Username) int64 {
@@ -80,7 +80,7 @@ func (s *Server) SnapshotConnectionLimit(user ddl.Username) int64 {
 	return c.accounts.limits[user.Account()]
 }
 
-// snapshotClaim is the claim of user's proven ledger row (MariaDB; ""
+// SnapshotClaim is the claim of user's proven ledger row (MariaDB; ""
 // for none); read after snapshotLoginValue.
 func (s *Server) SnapshotClaim(user ddl.Username) string {
 	c := &s.catalog
@@ -179,7 +179,7 @@ func (s *Server) loadLogins(ctx context.Context) (loginsRead, error) {
 	return r, err
 }
 
-// snapshotGrantRow serves one mysql.db row's values from the snapshot;
+// SnapshotGrantRow serves one mysql.db row's values from the snapshot;
 // nil when the row does not exist.
 func (s *Server) SnapshotGrantRow(ctx context.Context, names []string, user ddl.Username, pattern string) ([]string, error) {
 	c := &s.catalog

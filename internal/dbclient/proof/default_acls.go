@@ -10,7 +10,7 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-// defaultACLs reads the default privileges role gives inside db (every
+// DefaultACLs reads the default privileges role gives inside db (every
 // kind, database-wide and per schema), validated for a handover: what
 // could refuse does so here, before the caller runs any statement. Not
 // PostgreSQL, or no such role: nothing.
@@ -65,7 +65,7 @@ ORDER BY 1, 2, 3, 5`, role)
 	return acls, nil
 }
 
-// connectGrantees reads the roles holding CONNECT on db in its ACL: what a
+// ConnectGrantees reads the roles holding CONNECT on db in its ACL: what a
 // tenantdb_tenant_grant gives every grantee (PUBLIC's is revoked from a
 // tenant database), so their default privileges FOR ROLE the admin are the
 // ones a grant made (see ddl.DefaultACLs.MadeByGrants).

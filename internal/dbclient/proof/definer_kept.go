@@ -49,7 +49,7 @@ func (e *DefinerKept) Error() string {
 		e.Server, e.User, e.ObjectList(), e.DB)
 }
 
-// keepDefiner follows a DROP USER that failed with dropErr: when MySQL
+// KeepDefiner follows a DROP USER that failed with dropErr: when MySQL
 // refused it because the login defines objects, it locks the login,
 // revokes what tenantdb granted it on db when revoke is set (offboarding;
 // granted stands in for the ledger's record, ledger_grants.go; a rotation
@@ -109,7 +109,7 @@ func (s *Server) loginLocked(ctx context.Context, user ddl.Username) (found, loc
 	return true, strings.EqualFold(v, "Y"), nil
 }
 
-// definerNameRefusal explains a CREATE USER of user that MySQL refused
+// DefinerNameRefusal explains a CREATE USER of user that MySQL refused
 // with 4006 (isDefinerNameTaken): a login that exists, locked (what a
 // destroy or rotation keeps of an owner that defines objects), is
 // ErrKeptDefinerExists; no login at all, ErrOrphanDefinerName. An
@@ -133,7 +133,7 @@ func (s *Server) DefinerNameRefusal(ctx context.Context, db ddl.DatabaseName, us
 	return ddl.ErrKeptDefinerExists(s.spec.Name, db, user, k.ObjectList())
 }
 
-// unlockIfLocked unlocks user when it is locked (MySQL): setting an
+// UnlockIfLocked unlocks user when it is locked (MySQL): setting an
 // owner's password from the configuration declares a login the tenant logs
 // in with, and a login imported after a destroy kept it as a definer is
 // locked (error 3118 on every login). Nothing runs when it is not. MariaDB

@@ -12,7 +12,7 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-// pgGrant is one read of the PostgreSQL catalogs inside a tenant database.
+// PGGrant is one read of the PostgreSQL catalogs inside a tenant database.
 type PGGrant struct {
 	Read             ddl.PostgresGrantRead
 	Scope            ddl.PostgresGrantScope
@@ -74,7 +74,7 @@ UNION ALL SELECT 'owner', pg_catalog.pg_get_userbyid(d.datdba), COALESCE(d.datdb
 UNION ALL SELECT 'admin', '', pg_catalog.pg_has_role(current_user, d.datdba, 'USAGE'), 0 FROM d
 UNION ALL SELECT 'principal', oid::text, false, 0 FROM g`
 
-// pgGrantRead runs pgGrantQuery in db for grantee; allSchemas false limits
+// PGGrantRead runs pgGrantQuery in db for grantee; allSchemas false limits
 // the scope to schema public (the Dialect's SyncPrivileges).
 func (s *Server) PGGrantRead(ctx context.Context, db ddl.DatabaseName, grantee ddl.Username, allSchemas bool) (PGGrant, error) {
 	var g PGGrant

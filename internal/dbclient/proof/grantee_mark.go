@@ -52,7 +52,7 @@ GROUP BY a.grantee ORDER BY a.grantee`, db.String())
 	return out, nil
 }
 
-// markGrantee adds (a grant made or updated) or removes (a grant revoked)
+// MarkGrantee adds (a grant made or updated) or removes (a grant revoked)
 // principal, an OID, in the mark of db's owner login. Nothing when the
 // database's owner is not a marked owner of db (the admin owns it: the
 // next owner takes the CONNECT holders; an imported owner without a mark:

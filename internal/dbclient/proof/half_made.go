@@ -21,7 +21,7 @@ import (
 // configuration went back to the old login, undo it. Everything else that
 // exists under the name is refused as before (PreExistingOwnerUser).
 
-// ownerMark is the mark a login made now for db carries (PostgreSQL,
+// OwnerMark is the mark a login made now for db carries (PostgreSQL,
 // MySQL 8.0.21+; elsewhere only the database's name, for refusals).
 // fromRole is the OID (MySQL: the claim mark) of the login a rotation
 // takes over from ("" for a create).
@@ -76,7 +76,7 @@ func (s *Server) roleMark(ctx context.Context, user string) (mark ddl.OwnerMark,
 	return mark, ok, nil
 }
 
-// loginMark is roleMark of a login, at its host on MySQL.
+// LoginMark is roleMark of a login, at its host on MySQL.
 func (s *Server) LoginMark(ctx context.Context, user ddl.Username) (ddl.OwnerMark, bool, error) {
 	if s.UsesLedger() {
 		return s.mysqlLoginMark(ctx, user)
@@ -84,7 +84,7 @@ func (s *Server) LoginMark(ctx context.Context, user ddl.Username) (ddl.OwnerMar
 	return s.roleMark(ctx, user.String())
 }
 
-// finishHalfMade finishes plan for a login whose CREATE failed because it
+// FinishHalfMade finishes plan for a login whose CREATE failed because it
 // exists, when its mark proves it this resource's own half-made work:
 //
 //   - an open mark of exactly want (this database, this database's
@@ -163,7 +163,7 @@ func (s *Server) rotatedFrom(ctx context.Context, recorded Identity) (string, er
 	return RoleOID(recorded), nil
 }
 
-// rotatedFromLogin is rotatedFrom for the login user of db, recorded as
+// RotatedFromLogin is rotatedFrom for the login user of db, recorded as
 // recorded. A MariaDB login's identity is the time its password was set,
 // not a claim: there the claim comes from the ledger's newest row that
 // records user as db's owner (ledgerClaimOn).
@@ -195,7 +195,7 @@ func (s *Server) rotationFinished(ctx context.Context, got ddl.OwnerMark) (bool,
 	return n == 0, nil
 }
 
-// finishedRotationOwner returns owner, the PostgreSQL database db's owner,
+// FinishedRotationOwner returns owner, the PostgreSQL database db's owner,
 // when its mark proves a rotation of this database's owner made it and
 // finished (see rotationFinished); nil otherwise.
 func (s *Server) FinishedRotationOwner(ctx context.Context, db ddl.DatabaseName, owner string) (*ddl.Username, error) {
@@ -218,7 +218,7 @@ func (s *Server) FinishedRotationOwner(ctx context.Context, db ddl.DatabaseName,
 	return &u, nil
 }
 
-// halfMadeRotations lists, from the refresh snapshots, the logins whose
+// HalfMadeRotations lists, from the refresh snapshots, the logins whose
 // mark says a rotation from the login with OID from made them for d (by
 // name and identity) while d still belongs to that login: the rotation
 // was killed before the handover, so they hold nothing. The login that
@@ -257,7 +257,7 @@ func (s *Server) loginsMarkedFrom(ctx context.Context, db ddl.DatabaseName, dbID
 	return out, nil
 }
 
-// undoHalfMadeRotation returns db to owner when the database's current
+// UndoHalfMadeRotation returns db to owner when the database's current
 // owner is a login that a rotation of this resource started from owner and
 // never finished (its mark names this database and owner's OID): what the
 // new login took over goes back, and the new login is dropped. The
@@ -285,7 +285,7 @@ func (s *Server) UndoHalfMadeRotation(ctx context.Context, db ddl.DatabaseName, 
 	return s.sess.Exec(ctx, ddl.UndoRotation(db, owner, taker))
 }
 
-// roleOID is the OID part of a PostgreSQL login identity (pg:<sid>:<oid>).
+// RoleOID is the OID part of a PostgreSQL login identity (pg:<sid>:<oid>).
 func RoleOID(id Identity) string {
 	if !strings.HasPrefix(string(id), "pg:") {
 		return ""
@@ -329,7 +329,7 @@ func (s *Server) RotationSuccessor(ctx context.Context, db ddl.DatabaseName, use
 	return &u, nil
 }
 
-// requireMarkedDatabase refuses (IdentityMismatch) to hand db to user, or
+// RequireMarkedDatabase refuses (IdentityMismatch) to hand db to user, or
 // to hand it on from user, when user's mark records another database of
 // that name: the one it was made to own was dropped and re-created (by a
 // superuser, or the address leads to another server). The mark is the

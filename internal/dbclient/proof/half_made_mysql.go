@@ -118,7 +118,7 @@ func (s *Server) ledgerClaimOn(ctx context.Context, db ddl.DatabaseName, user dd
 	return claim, nil
 }
 
-// mysqlClaimOf is the claim mark of a MySQL login identity
+// MySQLClaimOf is the claim mark of a MySQL login identity
 // (mysql-login:<server_uuid>:tenantdb:<hex>) of server sid: the FromRole
 // a rotation from that login writes. "" for any other identity (another
 // server's, an unmarked principal's).
@@ -133,7 +133,7 @@ func MySQLClaimOf(id Identity, sid string) string {
 	return v
 }
 
-// mysqlHalfMadeRotations lists, from the refresh snapshots, the logins
+// MySQLHalfMadeRotations lists, from the refresh snapshots, the logins
 // whose mark says a rotation of db's owner from the login with claim
 // mark from made them (open, or done while that login still exists: the
 // rotation was killed before it dropped the old one). owner, the login

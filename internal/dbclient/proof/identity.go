@@ -256,7 +256,7 @@ func (s *Server) lookupKey(name string) string {
 	return name
 }
 
-// serverID reads the server-level part of identities once per process.
+// ServerID reads the server-level part of identities once per process.
 func (s *Server) ServerID(ctx context.Context) (string, error) {
 	if s.info.Flavor == ddl.FlavorMariaDB {
 		return "", nil
@@ -284,7 +284,7 @@ func (s *Server) ServerID(ctx context.Context) (string, error) {
 	return id, nil
 }
 
-// identityOf builds the identity of a database the server reported.
+// IdentityOf builds the identity of a database the server reported.
 func (s *Server) IdentityOf(ctx context.Context, st *DatabaseState) (Identity, error) {
 	sid, err := s.ServerID(ctx)
 	if err != nil {
@@ -334,7 +334,7 @@ func (s *Server) CheckIdentity(ctx context.Context, db ddl.DatabaseName, recorde
 	return Check{Found: true, Identity: id, Verdict: Compare(recorded, id)}, nil
 }
 
-// carriesMark reports whether the database read back carries this claim's
+// CarriesMark reports whether the database read back carries this claim's
 // mark: MariaDB's comment is the mark; MySQL's mark procedure is named for
 // its nonce.
 func (s *Server) CarriesMark(st *DatabaseState, mark ddl.ClaimMark) bool {
@@ -344,7 +344,7 @@ func (s *Server) CarriesMark(st *DatabaseState, mark ddl.ClaimMark) bool {
 	return st.Marker == mark.String()
 }
 
-// errNotRecordedDatabase refuses a change to a database that is not (or
+// ErrNotRecordedDatabase refuses a change to a database that is not (or
 // not provably) the recorded one. An Unproven MariaDB database gets the
 // statement that gives it its recorded comment back, for a DBA who knows
 // it is the same database, and never a DROP.

@@ -30,7 +30,7 @@ import (
 
 type droppingKey struct{}
 
-// dropping marks ctx as the database's drop, which an invalid database
+// Dropping marks ctx as the database's drop, which an invalid database
 // does not refuse.
 func Dropping(ctx context.Context) context.Context {
 	return context.WithValue(ctx, droppingKey{}, true)

@@ -59,7 +59,7 @@ func (s *Server) writeGrantRecord(ctx context.Context, db ddl.DatabaseName, user
 	return s.ledgerWrite(ctx, ddl.Plan{Statements: []ddl.Statement{ddl.LedgerRecordGrant(user, db, privs)}})
 }
 
-// recordGranting records, before the GRANT it runs, that tenantdb will
+// RecordGranting records, before the GRANT it runs, that tenantdb will
 // hold granting added to user on db's name as well (fallback: see
 // recordedOr).
 func (s *Server) RecordGranting(ctx context.Context, db ddl.DatabaseName, user ddl.Username, granting, fallback []ddl.Privilege) error {
@@ -73,7 +73,7 @@ func (s *Server) RecordGranting(ctx context.Context, db ddl.DatabaseName, user d
 	return s.writeGrantRecord(ctx, db, user, ddl.UnionPrivileges(rec, ddl.GrantedPrivileges(s.info, granting)))
 }
 
-// recordRevoked records, after the REVOKE it ran, that tenantdb no longer
+// RecordRevoked records, after the REVOKE it ran, that tenantdb no longer
 // holds revoked granted to user on db's name. It never makes the ledger:
 // where there is none, nothing was recorded to correct (the fallback
 // stands in again next time).
@@ -108,7 +108,7 @@ type RevokedOwn struct {
 	Left    []ddl.Privilege
 }
 
-// revokeRecordedLocked revokes from user on db's name what tenantdb holds
+// RevokeRecordedLocked revokes from user on db's name what tenantdb holds
 // granted there (fallback: see recordedOr) and nothing else, reads back
 // that none of it is left, and records the revoke. The caller holds the
 // tenant's lock (MySQL/MariaDB only).

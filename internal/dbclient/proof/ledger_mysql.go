@@ -18,7 +18,7 @@ import (
 // (MySQL: their ATTRIBUTE, as a hint, loginValueOf; MariaDB: the owner
 // limit mark, ownerMarkOn).
 
-// usesLedger reports whether owner claims on this server are recorded in
+// UsesLedger reports whether owner claims on this server are recorded in
 // the ledger.
 func (s *Server) UsesLedger() bool { return ddl.UsesLedger(s.info) }
 
@@ -28,7 +28,7 @@ func ledgerMissing(err error) bool {
 	return c == "mysql:1049" || c == "mysql:1146"
 }
 
-// ledgerOpen writes the open row of an owner login's claim, creating the
+// LedgerOpen writes the open row of an owner login's claim, creating the
 // ledger the first time this process needs it. It runs before the CREATE
 // USER it records; a failure stops the claim before anything is made.
 func (s *Server) LedgerOpen(ctx context.Context, claim ddl.ClaimMark, user ddl.Username, db ddl.DatabaseName, from string, privs ddl.PrivilegeSet) error {
@@ -93,7 +93,7 @@ func (s *Server) ensureLedger(ctx context.Context) error {
 // the host column (unknown column, 1054): read again as ledger V1.
 func ledgerV1(err error) bool { return session.CodeOf(err) == "mysql:1054" }
 
-// loginExistsBeforeClaim reads, on a server with the ledger, whether an
+// LoginExistsBeforeClaim reads, on a server with the ledger, whether an
 // owner claim's login exists already: the claim then writes nothing (no
 // ledger row, no CREATE USER) and the login is judged by what proves it
 // (finishHalfMade). Elsewhere false: the CREATE USER itself is the check.
@@ -107,7 +107,7 @@ func (s *Server) LoginExistsBeforeClaim(ctx context.Context, user ddl.Username) 
 	return found, err
 }
 
-// ledgerSet moves claim's row to status.
+// LedgerSet moves claim's row to status.
 func (s *Server) LedgerSet(ctx context.Context, claim ddl.ClaimMark, status string) error {
 	if !s.UsesLedger() || claim.IsZero() {
 		return nil
@@ -204,7 +204,7 @@ func (s *Server) loadLedgerLogins(ctx context.Context) (map[string][]ddl.LedgerR
 	return out, err
 }
 
-// loginTrace is what a MySQL login carries beside the ledger: its
+// LoginTrace is what a MySQL login carries beside the ledger: its
 // ATTRIBUTE (which the login may rewrite) and its per-hour update limit
 // (the owner limit mark, which only an account with CREATE USER can set).
 type LoginTrace struct {
@@ -216,7 +216,7 @@ type LoginTrace struct {
 	NoAttribute bool
 }
 
-// provenOf is the newest of a login's live rows (newest first) that
+// ProvenOf is the newest of a login's live rows (newest first) that
 // proves the login (provenRow): an open row whose CREATE USER never ran (a
 // kill right after it) stays behind an older proven one.
 func ProvenOf(rows []ddl.LedgerRow, tr LoginTrace) (ddl.LedgerRow, bool) {
@@ -228,7 +228,7 @@ func ProvenOf(rows []ddl.LedgerRow, tr LoginTrace) (ddl.LedgerRow, bool) {
 	return ddl.LedgerRow{}, false
 }
 
-// provenRow reports whether a ledger row proves the login with trace tr.
+// ProvenRow reports whether a ledger row proves the login with trace tr.
 // An open row: only when the ATTRIBUTE carries its claim, which no one but
 // tenantdb's CREATE USER could have written there before the login existed
 // (the row is written before the CREATE USER, which may never have run).
@@ -256,7 +256,7 @@ func ProvenRow(r ddl.LedgerRow, tr LoginTrace) bool {
 	return err == nil && tr.Limit == ddl.OwnerLimitMark(db)
 }
 
-// loginValueOf is a MySQL 8.0.21+ login's identity value: the claim of
+// LoginValueOf is a MySQL 8.0.21+ login's identity value: the claim of
 // its proven ledger row (provenOf); without one, what the catalog read
 // gives (the ATTRIBUTE's claim of a login an earlier version made, a hint;
 // or "@" and the time its password was set). hint is true when the value
@@ -269,7 +269,7 @@ func LoginValueOf(rows []ddl.LedgerRow, catalogValue string, tr LoginTrace) (v s
 	return catalogValue, isClaim
 }
 
-// execLoginDrop runs a login's drop and records it in the ledger.
+// ExecLoginDrop runs a login's drop and records it in the ledger.
 func (s *Server) ExecLoginDrop(ctx context.Context, user ddl.Username, drop ddl.Plan) error {
 	if err := s.sess.Exec(ctx, drop); err != nil {
 		return err

@@ -25,7 +25,7 @@ func (s *Server) loginIdentity(ctx context.Context, user ddl.Username, fromSnaps
 	return id, found, err
 }
 
-// loginIdentityHint is loginIdentity that also says whether the identity
+// LoginIdentityHint is loginIdentity that also says whether the identity
 // is only a hint (a MySQL ATTRIBUTE the ledger does not back): a hint
 // that differs from the recorded identity is Unproven, never Replaced.
 func (s *Server) LoginIdentityHint(ctx context.Context, user ddl.Username, fromSnapshot bool) (Identity, bool, bool, error) {
@@ -161,7 +161,7 @@ type HalfMadeLogin struct {
 	Identity Identity
 }
 
-// accountsOnName lists the accounts (ddl.AccountKey: 'u'@'10.%' is
+// AccountsOnName lists the accounts (ddl.AccountKey: 'u'@'10.%' is
 // "u@10.%") other than the admin's user (at any host) and except that hold
 // a privilege row on db's name (MySQL/MariaDB), sorted.
 func (s *Server) AccountsOnName(ctx context.Context, db ddl.DatabaseName, except ddl.Username) ([]string, error) {

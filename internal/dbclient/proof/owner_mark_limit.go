@@ -47,7 +47,7 @@ func (s *Server) ownerLimit(ctx context.Context, user ddl.Username) (limit uint6
 	return limit, true, nil
 }
 
-// ownerMarkOn says what user's marks say about db (MySQL/MariaDB):
+// OwnerMarkOn says what user's marks say about db (MySQL/MariaDB):
 // ownsDB, it is db's owner; marked, it is some database's. A login with a
 // proven ledger row is the owner of that row's database and no other's;
 // one without (made by an earlier version, or by hand) is judged by its
@@ -75,7 +75,7 @@ func (s *Server) OwnerMarkOn(ctx context.Context, db ddl.DatabaseName, user ddl.
 	return LimitMarks(limit, db)
 }
 
-// limitMarks is what an owner limit mark alone says about db.
+// LimitMarks is what an owner limit mark alone says about db.
 func LimitMarks(limit uint64, db ddl.DatabaseName) (ownsDB, marked bool, err error) {
 	return limit == ddl.OwnerLimitMark(db), ddl.IsOwnerLimitMark(limit), nil
 }

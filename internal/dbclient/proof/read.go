@@ -39,7 +39,7 @@ func (s *Server) Database(ctx context.Context, name ddl.DatabaseName) (*Database
 	return s.DatabaseRow(ctx, name)
 }
 
-// databaseDirect reads one database with its own query, for a change:
+// DatabaseDirect reads one database with its own query, for a change:
 // an invalid database is refused (DatabaseInvalid) unless the operation
 // is its drop (invalid_database.go).
 func (s *Server) DatabaseDirect(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
@@ -50,7 +50,7 @@ func (s *Server) DatabaseDirect(ctx context.Context, name ddl.DatabaseName) (*Da
 	return st, err
 }
 
-// databaseRow reads one database with its own query (or this operation's
+// DatabaseRow reads one database with its own query (or this operation's
 // earlier reading of it).
 func (s *Server) DatabaseRow(ctx context.Context, name ddl.DatabaseName) (*DatabaseState, error) {
 	if st, ok := cachedDatabase(ctx, name.String()); ok {
@@ -81,7 +81,7 @@ func (s *Server) readDatabaseDirect(ctx context.Context, name ddl.DatabaseName) 
 	return &st, nil
 }
 
-// privileges reads what grantee holds on database, as canonical names.
+// Privileges reads what grantee holds on database, as canonical names.
 // MySQL: the mysql.db row for 'grantee'@'host' on the escaped name (the form
 // this provider grants), including GRANT OPTION when set. PostgreSQL:
 // CREATE/TEMPORARY from the database ACL and table privileges from the
@@ -125,7 +125,7 @@ func (s *Server) mysqlPrivileges(ctx context.Context, database ddl.DatabaseName,
 	return MySQLDBPrivileges(s.info, vals), nil
 }
 
-// refreshPrivileges is privileges for a refresh: MySQL/MariaDB serve it
+// RefreshPrivileges is privileges for a refresh: MySQL/MariaDB serve it
 // from the accounts snapshot (catalog_accounts.go).
 func (s *Server) RefreshPrivileges(ctx context.Context, database ddl.DatabaseName, grantee ddl.Username) ([]ddl.Privilege, error) {
 	if s.spec.Engine == ddl.EnginePostgres {
@@ -141,7 +141,7 @@ func (s *Server) RefreshPrivileges(ctx context.Context, database ddl.DatabaseNam
 	return MySQLDBPrivileges(s.info, vals), nil
 }
 
-// mysqlDBColumnNames is the mysql.db privilege columns, then Grant_priv.
+// MySQLDBColumnNames is the mysql.db privilege columns, then Grant_priv.
 func MySQLDBColumnNames(info ddl.ServerInfo) []string {
 	cols := ddl.MySQLDBColumns(info)
 	names := make([]string, 0, len(cols)+1)
@@ -151,7 +151,7 @@ func MySQLDBColumnNames(info ddl.ServerInfo) []string {
 	return append(names, "Grant_priv")
 }
 
-// mysqlDBPrivileges reads a mysql.db row's values (as mysqlDBColumnNames).
+// MySQLDBPrivileges reads a mysql.db row's values (as mysqlDBColumnNames).
 func MySQLDBPrivileges(info ddl.ServerInfo, vals []string) []ddl.Privilege {
 	cols := ddl.MySQLDBColumns(info)
 	var out []ddl.Privilege
@@ -195,7 +195,7 @@ func (s foreignSession) String() string {
 	return fmt.Sprintf("pid %d user %q application %q from %s", s.PID, s.User, s.Application, s.Client)
 }
 
-// sessions lists sessions in a PostgreSQL database other than this
+// Sessions lists sessions in a PostgreSQL database other than this
 // process's own (closed first; their backends may still be exiting and are
 // left out). Without pg_read_all_stats the admin sees other roles' sessions
 // with client_addr and client_port NULL, which must not read as "local

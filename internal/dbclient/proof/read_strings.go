@@ -8,7 +8,7 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient/session"
 )
 
-// queryStrings runs a read of one text column in database ("" the
+// QueryStrings runs a read of one text column in database ("" the
 // maintenance database) and returns its rows.
 func (s *Server) QueryStrings(ctx context.Context, database, query string, args ...any) ([]string, error) {
 	var out []string

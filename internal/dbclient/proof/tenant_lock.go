@@ -8,7 +8,7 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-// withLock runs fn under the tenant's advisory lock (Session.withLock), with
+// WithLock runs fn under the tenant's advisory lock (Session.withLock), with
 // what every locked step of an operation starts from: a fresh cache of the
 // databases it reads (database_read_cache.go), and the refusal of a
 // database a cut-short drop left invalid (invalid_database.go). Inside a

@@ -131,11 +131,11 @@ var PGSessionPins = []pgSessionPin{
 	{"bytea_output", "hex", 0},
 }
 
-// pinPostgresSessions is off only in tests that reproduce what an unpinned
+// PinPostgresSessions is off only in tests that reproduce what an unpinned
 // session does (a pooler that drops startup parameters).
 var PinPostgresSessions = true
 
-// verifyTenantSessions is off only in BenchmarkGrantRefreshPG100's
+// VerifyTenantSessions is off only in BenchmarkGrantRefreshPG100's
 // "unverified" variant, which measures what the check costs.
 var VerifyTenantSessions = true
 
@@ -170,7 +170,7 @@ const adminSessionQuery = `SELECT session_user, current_user, pg_catalog.current
   pg_catalog.current_setting('default_transaction_read_only'), n.name, pg_catalog.current_setting(n.name)
 FROM pg_catalog.unnest($1::pg_catalog.text[]) AS n(name)`
 
-// verifyAdminSession checks a new connection into a tenant database before
+// VerifyAdminSession checks a new connection into a tenant database before
 // its first statement, in one round trip: the admin is both session and
 // current user, every parameter sent is in force (a pooler or proxy that
 // drops startup parameters is caught here), and its transactions are read
@@ -307,7 +307,7 @@ func (n *OffboardNotes) Skipped() []string {
 	return append([]string(nil), n.skips...)
 }
 
-// noteSkip records, when ctx is an offboarding, what it left alone.
+// NoteSkip records, when ctx is an offboarding, what it left alone.
 func NoteSkip(ctx context.Context, what string) {
 	if n, _ := ctx.Value(offboardingKey{}).(*OffboardNotes); n != nil {
 		n.mu.Lock()
@@ -316,7 +316,7 @@ func NoteSkip(ctx context.Context, what string) {
 	}
 }
 
-// resetFlags resets, only when ctx is an offboarding or a declared delete,
+// ResetFlags resets, only when ctx is an offboarding or a declared delete,
 // the flags of db that block it (allowConn: ALLOW_CONNECTIONS false is
 // reset; template: IS_TEMPLATE true is), and records each. Outside one,
 // nothing is changed.
@@ -446,7 +446,7 @@ func (e *connectionLimitError) Error() string {
 
 func (e *connectionLimitError) Verdict() connect.ErrClass { return connect.ClassTerminal }
 
-// isConnectionLimit reports an error from a database's CONNECTION LIMIT.
+// IsConnectionLimit reports an error from a database's CONNECTION LIMIT.
 func IsConnectionLimit(err error) bool {
 	var e *connectionLimitError
 	return errors.As(err, &e)
@@ -513,7 +513,7 @@ func (e *readOnlySessionError) Error() string {
 func (e *readOnlySessionError) Unwrap() error             { return e.err }
 func (e *readOnlySessionError) Verdict() connect.ErrClass { return connect.ClassTerminal }
 
-// serverReadOnly reads whether the admin's sessions are read-only
+// ServerReadOnly reads whether the admin's sessions are read-only
 // server-wide: the maintenance database's session does not pin
 // default_transaction_read_only, and tenants set nothing there.
 func (s *Session) ServerReadOnly(ctx context.Context) (bool, error) {
@@ -542,7 +542,7 @@ func pgDisplayMS(ms string) string {
 	return ms + "ms"
 }
 
-// noteRemoved records, once the plan that removed them ran, what an
+// NoteRemoved records, once the plan that removed them ran, what an
 // offboarding removed in other databases.
 func NoteRemoved(ctx context.Context, removed []string, err error) error {
 	if n, _ := ctx.Value(offboardingKey{}).(*OffboardNotes); n != nil && err == nil {

@@ -39,16 +39,16 @@ type connIDKey struct{}
 
 type connID struct{ ConnSession }
 
-// connSession names a MySQL/MariaDB connSession: its connection id, and when the
+// ConnSession names a MySQL/MariaDB connSession: its connection id, and when the
 // server it runs on started (unix seconds, 0 when unknown). A connection id
 // is unique only while the server runs: a restarted server numbers its
 // connections from 1 again, so after a restart the id of a statement's
-// connSession may belong to another connSession of the same admin (another
+// ConnSession may belong to another connSession of the same admin (another
 // tenant's apply), which KILL QUERY would interrupt. The start time tells
 // the two apart (killQuery).
 type ConnSession struct{ ID, Start int64 }
 
-// sessionQuery reads the session of the connection it runs on; the start
+// SessionQuery reads the session of the connection it runs on; the start
 // is the time now less the server's Uptime (MariaDB keeps it in
 // information_schema, MySQL 5.7+ in performance_schema, which MariaDB
 // leaves off by default).
@@ -103,7 +103,7 @@ func (s *Session) sampleBlockersMySQL(ctx context.Context, id int64) (stop func(
 	}
 }
 
-// statementConn is the connection st runs on and its session: the one
+// StatementConn is the connection st runs on and its session: the one
 // holding the operation's lock, or one taken from the pool for this
 // statement.
 func (s *Session) StatementConn(ctx context.Context) (conn *sql.Conn, sess ConnSession, done func(), err error) {
@@ -165,7 +165,7 @@ func (s *Session) killAndWait(ctx context.Context, sess ConnSession, answer <-ch
 var ErrServerRestarted = errors.New("the server restarted since the statement started (its session ended with it, and " +
 	"its connection id may now be another session's), so no KILL QUERY was sent")
 
-// killQuery runs KILL QUERY on sess's connection id, from a connection of
+// KillQuery runs KILL QUERY on sess's connection id, from a connection of
 // its own (a login may kill its own statements without any privilege),
 // after reading on that same connection that the server is still the run
 // sess started on: a restart in between would also have ended this

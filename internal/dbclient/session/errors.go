@@ -48,7 +48,7 @@ func namesReadOnly(msg string) bool {
 	return strings.Contains(m, "read-only") || strings.Contains(m, "read_only")
 }
 
-// classify sorts an error into terminal, transient and outcome-unknown.
+// Classify sorts an error into terminal, transient and outcome-unknown.
 func Classify(err error) connect.ErrClass {
 	if err == nil {
 		return connect.ClassTerminal
@@ -121,7 +121,7 @@ func Classify(err error) connect.ErrClass {
 	return connect.ClassTerminal
 }
 
-// codeOf returns "mysql:<n>" or "pg:<sqlstate>" for a server error, else "".
+// CodeOf returns "mysql:<n>" or "pg:<sqlstate>" for a server error, else "".
 func CodeOf(err error) string {
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
@@ -159,13 +159,13 @@ func IsLoginRejected(err error) bool {
 	return c == "mysql:1045" || c == "pg:28P01" || c == "pg:28000"
 }
 
-// isDatabaseExists reports a lost CREATE DATABASE claim.
+// IsDatabaseExists reports a lost CREATE DATABASE claim.
 func IsDatabaseExists(err error) bool { return codesDatabaseExists[CodeOf(err)] }
 
-// isUserExists reports a lost CREATE USER/ROLE claim.
+// IsUserExists reports a lost CREATE USER/ROLE claim.
 func IsUserExists(err error) bool { return codesUserExists[CodeOf(err)] }
 
-// isDefinerNameTaken reports MySQL 8.0.22+'s answer to a CREATE USER whose
+// IsDefinerNameTaken reports MySQL 8.0.22+'s answer to a CREATE USER whose
 // account is named as the DEFINER of a view, routine, trigger or event:
 // 4006, not 1396, whether the login exists (a definer tenantdb kept,
 // locked) or not (its objects outlived a DROP USER by a superuser).
@@ -175,13 +175,13 @@ func IsDefinerNameTaken(err error) bool {
 	return CodeOf(err) == CodeDefinerReferenced && errors.As(err, &se) && strings.HasPrefix(se.Statement, "CREATE USER ")
 }
 
-// isAccessDenied reports the server refusing the admin a right.
+// IsAccessDenied reports the server refusing the admin a right.
 func IsAccessDenied(err error) bool { return codesAccessDenied[CodeOf(err)] }
 
 // isMissing reports an object, grant or principal that does not exist.
 func isMissing(err error) bool { return codesMissing[CodeOf(err)] }
 
-// statementError is a failed statement. It carries the redacted statement
+// StatementError is a failed statement. It carries the redacted statement
 // and, only for statements without secrets, the server's message (a MySQL
 // syntax error quotes the statement, which could hold a password).
 type StatementError struct {
@@ -305,7 +305,7 @@ func (s *Session) ReadError(what string, err error) error {
 	return fmt.Errorf("%s: %s: %w%s", s.spec.Describe(), what, err, readDetailHint(err))
 }
 
-// codeDefinerReferenced is MySQL's ER_CANNOT_USER_REFERENCED_AS_DEFINER
+// CodeDefinerReferenced is MySQL's ER_CANNOT_USER_REFERENCED_AS_DEFINER
 // (8.0.22+): DROP USER of a login that is the DEFINER of a view, stored
 // routine, trigger or event, by an account without SET_ANY_DEFINER (see
 // ddl/definer_kept.go for why the admin must not have it). The drop is

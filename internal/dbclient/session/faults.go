@@ -16,5 +16,5 @@ const (
 	FaultDropOldOwner = faultpoint.DropOldOwner
 )
 
-// fault returns the error armed for point, for any object or for this one.
+// Fault returns the error armed for point, for any object or for this one.
 func Fault(point, object string) error { return faultpoint.Check(point, object) }

@@ -17,7 +17,7 @@ import "github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 // that owner's create; its own next refresh shows the drift and its apply
 // sets them again.)
 
-// markFresh records that this process has just claimed db.
+// MarkFresh records that this process has just claimed db.
 func (s *Session) MarkFresh(db ddl.DatabaseName) {
 	s.freshMu.Lock()
 	defer s.freshMu.Unlock()
@@ -38,7 +38,7 @@ func (s *Session) touched(database string) {
 	delete(s.fresh, database)
 }
 
-// isFresh reports whether db was claimed by this process and no statement
+// IsFresh reports whether db was claimed by this process and no statement
 // of this process has run inside it since.
 func (s *Session) IsFresh(db ddl.DatabaseName) bool {
 	s.freshMu.Lock()

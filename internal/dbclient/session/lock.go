@@ -17,7 +17,7 @@ import (
 
 const lockWait = 60 * time.Second
 
-// withLock runs fn while holding a server-wide advisory lock named after one
+// WithLock runs fn while holding a server-wide advisory lock named after one
 // tenant, so two concurrent applies never interleave their statements on it.
 // The lock lives on a dedicated connection (both locks are per session) and
 // is released when fn returns, or by the server if the connection dies.
@@ -37,7 +37,7 @@ func (s *Session) WithLock(ctx context.Context, tenant ddl.DatabaseName, fn func
 	return fn(ctx)
 }
 
-// holdsLock reports whether ctx runs inside a tenant lock of its operation.
+// HoldsLock reports whether ctx runs inside a tenant lock of its operation.
 func (s *Session) HoldsLock(ctx context.Context) bool {
 	_, held := ctx.Value(LockedConnKey{}).(*sql.Conn)
 	return held
@@ -72,7 +72,7 @@ func (s *Session) lockedConn(ctx context.Context, name string) (*sql.Conn, func(
 	}
 }
 
-// lockOn takes the named advisory lock on conn, waiting up to lockWait.
+// LockOn takes the named advisory lock on conn, waiting up to lockWait.
 // PostgreSQL advisory lock keys are per database: conn is on the
 // maintenance database, like every other process's.
 func (s *Session) LockOn(ctx context.Context, conn *sql.Conn, name string) (release func(), err error) {
@@ -107,10 +107,10 @@ func (s *Session) LockOn(ctx context.Context, conn *sql.Conn, name string) (rele
 	return func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), `SELECT RELEASE_LOCK(?)`, name) }, nil
 }
 
-// maxLockName is MySQL 8's limit on GET_LOCK names (error 3057 beyond).
+// MaxLockName is MySQL 8's limit on GET_LOCK names (error 3057 beyond).
 const MaxLockName = 64
 
-// lockName keeps a lock name within maxLockName: a longer one (a 64-byte
+// LockName keeps a lock name within maxLockName: a longer one (a 64-byte
 // database name after the prefix) becomes its prefix and a digest, the same
 // in every process, so it still excludes the same operations.
 func LockName(name string) string {

@@ -21,7 +21,7 @@ func (s *Session) passwordPolicyError(ctx context.Context, err error) error {
 		"that meets it; tenantdb never weakens or bypasses it.\n\n%w", s.spec.Describe(), s.passwordPolicy(ctx), err)
 }
 
-// alterUserPolicyError explains MariaDB error 1396 from ALTER USER on a
+// AlterUserPolicyError explains MariaDB error 1396 from ALTER USER on a
 // login that exists (the caller has just read it): MariaDB reports a
 // password its policy rejects there as "Operation ALTER USER failed", not
 // as 1819, so without this the bump of password_wo_version reads as a

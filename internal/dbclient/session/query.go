@@ -20,12 +20,12 @@ var settleAttempts = 32
 
 type settlingKey struct{}
 
-// settling gives the reads under ctx the settle budget.
+// Settling gives the reads under ctx the settle budget.
 func Settling(ctx context.Context) context.Context {
 	return context.WithValue(ctx, settlingKey{}, true)
 }
 
-// query runs a read on the admin pool with retries.
+// Query runs a read on the admin pool with retries.
 func (s *Session) Query(ctx context.Context, fn func(ctx context.Context, db Queryer) error) error {
 	lockLost := false
 	return Retry(ctx, s.spec, func(ctx context.Context) error {
@@ -47,7 +47,7 @@ func connectionLost(err error) bool {
 	return err != nil && (errors.Is(err, sql.ErrConnDone) || errors.Is(err, driver.ErrBadConn) || Classify(err) == connect.ClassOutcomeUnknown)
 }
 
-// queryIn runs a read inside a tenant database (PostgreSQL).
+// QueryIn runs a read inside a tenant database (PostgreSQL).
 func (s *Session) QueryIn(ctx context.Context, database string, fn func(ctx context.Context, db Queryer) error) error {
 	return Retry(ctx, s.spec, func(ctx context.Context) error {
 		db, release, err := s.tenantDB(database)
@@ -60,7 +60,7 @@ func (s *Session) QueryIn(ctx context.Context, database string, fn func(ctx cont
 	})
 }
 
-// queryer is what statements and reads run on: the admin pool, or the
+// Queryer is what statements and reads run on: the admin pool, or the
 // dedicated connection that holds a tenant's advisory lock.
 type Queryer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// readBackContext is for the reads that record what an operation's
+// ReadBackContext is for the reads that record what an operation's
 // statements did once they committed: the operation's deadline may pass
 // before or during them (a cancel that reaches the server after COMMIT
 // finds nothing to stop), and an error then would leave a finished object

@@ -122,7 +122,7 @@ type TenantPool struct {
 // exitingGrace is how long a closed connection's PID is remembered.
 const exitingGrace = 30 * time.Second
 
-// openSession connects to spec's server as its admin: the admin pool,
+// OpenSession connects to spec's server as its admin: the admin pool,
 // the server's flavor and version, and the check that tenantdb supports it.
 func OpenSession(ctx context.Context, spec connect.Spec, log Logger, counters *Counters) (*Session, error) {
 	s := &Session{spec: spec, log: log, counters: counters, TenantPools: map[string]*TenantPool{}}
@@ -210,7 +210,7 @@ func (s *Session) open(database string, onConnect func(pid int)) (*sql.DB, error
 	return nil, fmt.Errorf("unknown engine %q", s.spec.Engine)
 }
 
-// pgxSessionConfig is the pgx configuration of an admin session on
+// PgxSessionConfig is the pgx configuration of an admin session on
 // database: spec's connection settings, the session's parameters pinned
 // (admin_session_postgres.go), and a cancelled context answered by a cancel
 // request instead of a closed socket: a backend waiting for a lock does not
@@ -402,7 +402,7 @@ func (s *Session) closePoolLocked(name string, p *TenantPool) {
 	}
 }
 
-// closeTenantPool closes this process's connections into database, so a
+// CloseTenantPool closes this process's connections into database, so a
 // drop does not count them as foreign sessions, and returns the PIDs of
 // backends this process closed recently, which may still be exiting.
 func (s *Session) CloseTenantPool(database string) map[int]bool {

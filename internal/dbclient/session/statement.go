@@ -25,7 +25,10 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-// exec is Exec for the tenant operations, which invalidate precisely.
+// Exec runs plan as the admin: statement by statement, or on PostgreSQL,
+// where the plan says so, as one transaction; after a failure past its
+// first statement, the plan's undo. The layer above's caches hear of it
+// (WriteHooks).
 func (s *Session) Exec(ctx context.Context, plan ddl.Plan) error {
 	// What the statements change, the operation's next reads see, and
 	// whatever they touched, refreshes read again (the layer above's
@@ -131,6 +134,9 @@ func (s *Session) statementFailed(ctx context.Context, st ddl.Statement, err err
 	return err
 }
 
+// Run sends one statement once, on the connection it belongs on: the
+// locked connection of the operation, or one of the admin pool or of the
+// statement's tenant database. No retry, no log: execOne's.
 func (s *Session) Run(ctx context.Context, st ddl.Statement) error {
 	if s.spec.Engine != ddl.EnginePostgres {
 		return s.runKillable(ctx, st)
@@ -246,7 +252,7 @@ func (s *Session) runKillable(ctx context.Context, st ddl.Statement) error {
 	return finish(err)
 }
 
-// statementHook, when set, is called just before each statement is sent
+// StatementHook, when set, is called just before each statement is sent
 // to the server (inside a PostgreSQL transaction too, BEGIN and COMMIT
 // included), on the goroutine that sends it. Only tests set it (this
 // package's, and the kill-point build's timeout points,
@@ -277,7 +283,7 @@ var (
 	retryMax      = 2 * time.Second
 )
 
-// retry runs an idempotent fn until it succeeds, fails terminally, or the
+// Retry runs an idempotent fn until it succeeds, fails terminally, or the
 // budget is spent (then PrimaryUnavailable). Transient errors (nothing ran)
 // and lost connections (it may have run; running it again is harmless) are
 // retried with backoff.
@@ -285,7 +291,7 @@ func Retry(ctx context.Context, spec connect.Spec, fn func(context.Context) erro
 	return RetryIf(ctx, spec, true, fn)
 }
 
-// retryIf is retry for statements; a claim (idempotent false) is not retried
+// RetryIf is retry for statements; a claim (idempotent false) is not retried
 // after a lost connection: its outcome is unknown and a second CREATE would
 // fail on its own success. That error is returned for the caller to report.
 func RetryIf(ctx context.Context, spec connect.Spec, idempotent bool, fn func(context.Context) error) error {

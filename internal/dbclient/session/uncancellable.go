@@ -74,7 +74,7 @@ func Overruns(ctx context.Context) []Overrun {
 	return append([]Overrun(nil), r.got...)
 }
 
-// keepGoing is the context st runs under and the function its result goes
+// KeepGoing is the context st runs under and the function its result goes
 // through. For an uncancellable statement: ctx without its cancel, bounded
 // by lock_timeout plus uncancellableGrace; finish records an overrun when
 // ctx ended while it ran. A statement whose operation already ended is

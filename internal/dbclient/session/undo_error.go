@@ -9,7 +9,7 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-// undoError is an operation that failed and whose undo stopped at a step
+// UndoError is an operation that failed and whose undo stopped at a step
 // that failed too: the server is left between the two, and nothing after
 // that step ran. Statements are quoted redacted.
 type UndoError struct {
