@@ -167,7 +167,7 @@ func (s *Session) Run(ctx context.Context, st ddl.Statement) error {
 func (s *Session) runPostgres(ctx context.Context, conn *sql.Conn, st ddl.Statement) error {
 	// An uncancellable statement gets no cancel request at the deadline
 	// (uncancellable.go).
-	ctx, finish, err := s.KeepGoing(ctx, st)
+	ctx, finish, err := s.keepGoing(ctx, st)
 	if err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ func (s *Session) runKillable(ctx context.Context, st ddl.Statement) error {
 	// Until = what stops the statement on the server: the operation's
 	// context, or for an uncancellable statement (uncancellable.go) only
 	// its own safety bound.
-	until, finish, err := s.KeepGoing(ctx, st)
+	until, finish, err := s.keepGoing(ctx, st)
 	if err != nil {
 		return err
 	}

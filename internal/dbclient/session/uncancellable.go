@@ -74,12 +74,12 @@ func Overruns(ctx context.Context) []Overrun {
 	return append([]Overrun(nil), r.got...)
 }
 
-// KeepGoing is the context st runs under and the function its result goes
+// keepGoing is the context st runs under and the function its result goes
 // through. For an uncancellable statement: ctx without its cancel, bounded
 // by lock_timeout plus uncancellableGrace; finish records an overrun when
 // ctx ended while it ran. A statement whose operation already ended is
 // not sent (ctx's error). Any other statement runs under ctx as it is.
-func (s *Session) KeepGoing(ctx context.Context, st ddl.Statement) (run context.Context, finish func(error) error, err error) {
+func (s *Session) keepGoing(ctx context.Context, st ddl.Statement) (run context.Context, finish func(error) error, err error) {
 	if !st.Uncancellable {
 		return ctx, func(err error) error { return err }, nil
 	}
