@@ -15,7 +15,14 @@ on timing. `--noise` lists the patterns of statements that are timing-bound
 so that they are reported apart ("timing-bound") and not as changes.
 
     scripts/statement-log-diff.py BEFORE_DIR AFTER_DIR
+    scripts/statement-log-diff.py --by-object BEFORE_DIR AFTER_DIR
     scripts/statement-log-diff.py --counts DIR     # the normalised multiset
+
+--by-object sums the differences by the object a statement names (the
+test's name prefix, e.g. "racea" for acme_N_N-style names), and lists the
+statements that only one run sent: a refactor that changed what the
+provider sends shows up there, as a statement the other run never sent,
+while timing moves counts between statements both runs sent.
 """
 import collections
 import csv
@@ -100,7 +107,39 @@ def counts(directory):
     return c
 
 
+OBJECT = re.compile(r"[`'\"]?([a-z][a-z]*)_N(?:_N)+")
+
+
+def object_of(text):
+    m = OBJECT.search(text)
+    return m.group(1) if m else "-"
+
+
+def by_object(before, after):
+    sums = collections.defaultdict(lambda: [0, 0, 0])
+    only = []
+    for k in set(before) | set(after):
+        b, a = before[k], after[k]
+        if a == b:
+            continue
+        o = sums[k[0] + ":" + object_of(k[4])]
+        o[0] += b
+        o[1] += a
+        o[2] += 1
+        if a == 0 or b == 0:
+            only.append((("before only" if a == 0 else "after only"), k))
+    print("# differing statements by family and object: before\tafter\tkeys")
+    for name, (b, a, n) in sorted(sums.items(), key=lambda x: -abs(x[1][1] - x[1][0])):
+        print(f"{name}\t{b}\t{a}\t{n}")
+    print("# statements only one run sent")
+    for which, k in sorted(only):
+        print(which, "\t".join(k), sep="\t")
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == "--by-object":
+        by_object(counts(argv[2]), counts(argv[3]))
+        return 0
     if len(argv) == 3 and argv[1] == "--counts":
         for k, n in sorted(counts(argv[2]).items()):
             print(n, "\t".join(k), sep="\t")
