@@ -24,7 +24,7 @@ done
 if go list -deps ./internal/ddl/... | grep -Eq 'go-sql-driver|jackc/pgx|database/sql$'; then
   echo "layering: internal/ddl must not import a database driver"; fail=1
 fi
-if go list -deps ./internal/pluginserver | grep -Eq 'terraform-provider-tenantdb/internal/(provider|dbclient|ddl)$'; then
+if go list -deps ./internal/pluginserver | grep -Eq 'terraform-provider-tenantdb/internal/(provider|dbclient(/[a-z]+)?|ddl)$'; then
   echo "layering: internal/pluginserver must not import the provider, dbclient or ddl"; fail=1
 fi
 mod=github.com/tenantdb/terraform-provider-tenantdb/internal

@@ -101,7 +101,7 @@ while read -r sum name; do
 done < <(grep -E '^TestAcc' <<<"$provider_tests" | grep -vxE "$cross_tests" | grep -E "${TENANTDB_TESTACC_RUN:-.}" |
 	while read -r name; do echo "$(printf %s "$name" | cksum | cut -d' ' -f1) $name"; done)
 provider_unit_run="^($(grep -vE '^TestAcc' <<<"$provider_tests" | paste -sd'|' -))\$"
-unit_pkgs=$($GO list ./... | grep -vE '/internal/(testserver|dbclient|provider|demo)$' | tr '\n' ' ')
+unit_pkgs=$($GO list ./... | grep -vE '/internal/(testserver|dbclient(/[a-z]+)?|provider|demo)$' | tr '\n' ' ')
 
 # The queue, the longest runs first: every kind's shards, then the other
 # packages with servers, then those without.
