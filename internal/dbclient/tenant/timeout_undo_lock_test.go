@@ -14,7 +14,7 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-// onStatement installs fn as the statement hook (statement_hook.go) for
+// onStatement installs fn as the statement hook (session.StatementHook, statement.go) for
 // the rest of the test. Tests that use it run alone (not t.Parallel): the
 // hook sees every statement of the package's servers.
 func onStatement(t *testing.T, fn func(ctx context.Context, st ddl.Statement)) {
