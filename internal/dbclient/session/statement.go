@@ -106,32 +106,56 @@ func (s *Session) execOne(ctx context.Context, st ddl.Statement) error {
 	return s.statementFailed(ctx, st, err)
 }
 
-// logStatement reports one statement (redacted) and how long it took.
-// database is where it ran ("" the maintenance database).
-func (s *Session) logStatement(ctx context.Context, database string, st ddl.Statement, start time.Time) {
-	if s.log != nil {
-		s.log(ctx, "tenantdb statement", map[string]any{
-			"server": s.spec.Name, "database": database,
-			"statement": st.String(), "duration_ms": time.Since(start).Milliseconds(),
-		})
-	}
+// Retry budget for transient errors within one operation.
+var (
+	RetryAttempts = 5
+	RetryBase     = 200 * time.Millisecond
+	retryMax      = 2 * time.Second
+)
+
+// Retry runs an idempotent fn until it succeeds, fails terminally, or the
+// budget is spent (then PrimaryUnavailable). Transient errors (nothing ran)
+// and lost connections (it may have run; running it again is harmless) are
+// retried with backoff.
+func Retry(ctx context.Context, spec connect.Spec, fn func(context.Context) error) error {
+	return RetryIf(ctx, spec, true, fn)
 }
 
-// statementFailed turns the error of st into what the operation reports:
-// a refusal as it is, a lock wait with its blockers, a password policy
-// with its rules.
-func (s *Session) statementFailed(ctx context.Context, st ddl.Statement, err error) error {
-	var refusal *ddl.Error
-	if errors.As(err, &refusal) {
-		return err
+// RetryIf is retry for statements; a claim (idempotent false) is not retried
+// after a lost connection: its outcome is unknown and a second CREATE would
+// fail on its own success. That error is returned for the caller to report.
+func RetryIf(ctx context.Context, spec connect.Spec, idempotent bool, fn func(context.Context) error) error {
+	delay := RetryBase
+	attempts := RetryAttempts
+	if ctx.Value(settlingKey{}) != nil {
+		attempts = settleAttempts
 	}
-	if isLockTimeout(err) {
-		return s.lockTimeoutError(ctx, st, err)
+	var err error
+	for attempt := 0; attempt < attempts; attempt++ {
+		err = fn(ctx)
+		if err == nil {
+			return nil
+		}
+		switch Classify(err) {
+		case connect.ClassTransient:
+		case connect.ClassOutcomeUnknown:
+			if !idempotent {
+				return err
+			}
+		default:
+			return err
+		}
+		if attempt == attempts-1 {
+			break // no point waiting after the last attempt
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, retryMax)
 	}
-	if CodeOf(err) == "mysql:1819" {
-		return s.passwordPolicyError(ctx, err)
-	}
-	return err
+	return unavailable(spec, err)
 }
 
 // Run sends one statement once, on the connection it belongs on: the
@@ -262,6 +286,12 @@ func (s *Session) runKillable(ctx context.Context, st ddl.Statement) error {
 // it; the check is one atomic load.
 var StatementHook atomic.Pointer[func(ctx context.Context, st ddl.Statement)]
 
+// finishedHook, when set (tests only, as statementHook), is called after
+// each statement the server completed (afterStatement): a test ends the
+// operation's context there to play a cancel that reaches the server after
+// the statement committed.
+var FinishedHook atomic.Pointer[func(st ddl.Statement)]
+
 // statementStarting calls the hook, if any.
 func statementStarting(ctx context.Context, st ddl.Statement) {
 	if h := StatementHook.Load(); h != nil {
@@ -276,60 +306,30 @@ func statementFinished(st ddl.Statement) {
 	}
 }
 
-// Retry budget for transient errors within one operation.
-var (
-	RetryAttempts = 5
-	RetryBase     = 200 * time.Millisecond
-	retryMax      = 2 * time.Second
-)
-
-// Retry runs an idempotent fn until it succeeds, fails terminally, or the
-// budget is spent (then PrimaryUnavailable). Transient errors (nothing ran)
-// and lost connections (it may have run; running it again is harmless) are
-// retried with backoff.
-func Retry(ctx context.Context, spec connect.Spec, fn func(context.Context) error) error {
-	return RetryIf(ctx, spec, true, fn)
+// logStatement reports one statement (redacted) and how long it took.
+// database is where it ran ("" the maintenance database).
+func (s *Session) logStatement(ctx context.Context, database string, st ddl.Statement, start time.Time) {
+	if s.log != nil {
+		s.log(ctx, "tenantdb statement", map[string]any{
+			"server": s.spec.Name, "database": database,
+			"statement": st.String(), "duration_ms": time.Since(start).Milliseconds(),
+		})
+	}
 }
 
-// RetryIf is retry for statements; a claim (idempotent false) is not retried
-// after a lost connection: its outcome is unknown and a second CREATE would
-// fail on its own success. That error is returned for the caller to report.
-func RetryIf(ctx context.Context, spec connect.Spec, idempotent bool, fn func(context.Context) error) error {
-	delay := RetryBase
-	attempts := RetryAttempts
-	if ctx.Value(settlingKey{}) != nil {
-		attempts = settleAttempts
+// statementFailed turns the error of st into what the operation reports:
+// a refusal as it is, a lock wait with its blockers, a password policy
+// with its rules.
+func (s *Session) statementFailed(ctx context.Context, st ddl.Statement, err error) error {
+	var refusal *ddl.Error
+	if errors.As(err, &refusal) {
+		return err
 	}
-	var err error
-	for attempt := 0; attempt < attempts; attempt++ {
-		err = fn(ctx)
-		if err == nil {
-			return nil
-		}
-		switch Classify(err) {
-		case connect.ClassTransient:
-		case connect.ClassOutcomeUnknown:
-			if !idempotent {
-				return err
-			}
-		default:
-			return err
-		}
-		if attempt == attempts-1 {
-			break // no point waiting after the last attempt
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(delay):
-		}
-		delay = min(delay*2, retryMax)
+	if isLockTimeout(err) {
+		return s.lockTimeoutError(ctx, st, err)
 	}
-	return unavailable(spec, err)
+	if CodeOf(err) == "mysql:1819" {
+		return s.passwordPolicyError(ctx, err)
+	}
+	return err
 }
-
-// finishedHook, when set (tests only, as statementHook), is called after
-// each statement the server completed (afterStatement): a test ends the
-// operation's context there to play a cancel that reaches the server after
-// the statement committed.
-var FinishedHook atomic.Pointer[func(st ddl.Statement)]
