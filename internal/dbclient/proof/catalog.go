@@ -31,8 +31,11 @@ type catalog struct {
 	accounts accountsSnapshot
 
 	// serverID is the server-level part of identities (PostgreSQL's system
-	// identifier, MySQL 8's server_uuid), read once per process.
+	// identifier, MySQL 8's server_uuid), read once per process; idRead
+	// makes the callers of a burst (Terraform's first ten refreshes) wait
+	// for one read instead of each taking an admin connection for its own.
 	serverID string
+	idRead   sync.Mutex
 
 	// ledgerReady: this process has made sure the ledger exists
 	// (ledger_mysql.go).

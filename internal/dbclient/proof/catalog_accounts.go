@@ -27,6 +27,7 @@ type accountsSnapshot struct {
 	claims   map[string]string        // MariaDB: login → the claim of its proven ledger row (MySQL's is its identity value)
 	hints    map[string]bool          // MySQL 8.0.21+: logins whose identity value is an ATTRIBUTE the ledger does not back
 	limits   map[string]int64         // login → its stored connection limit (rolconnlimit, max_user_connections), read in the same query
+	locked   map[string]bool          // PostgreSQL: logins that may not log in (NOLOGIN), read in the same query
 
 	grantsAt time.Time
 	grants   map[[2]string][]string // MySQL: (account key, Db pattern) → mysql.db values, columns as mysqlDBColumns
@@ -55,7 +56,7 @@ func (s *Server) snapshotLoginValue(ctx context.Context, user ddl.Username) (str
 		if err != nil {
 			return "", false, s.sess.ReadError("read the logins", err)
 		}
-		a.logins, a.marks, a.hints, a.claims, a.limits, a.loginsAt = l.values, l.marks, l.hints, l.claims, l.limits, time.Now()
+		a.logins, a.marks, a.hints, a.claims, a.limits, a.locked, a.loginsAt = l.values, l.marks, l.hints, l.claims, l.limits, l.locked, time.Now()
 	}
 	v, found := a.logins[user.Account()]
 	return v, found, nil
@@ -78,6 +79,16 @@ func (s *Server) SnapshotConnectionLimit(user ddl.Username) int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.accounts.limits[user.Account()]
+}
+
+// SnapshotLockedOut reports whether the snapshot read user as a login that
+// may not log in (PostgreSQL NOLOGIN, an offboarding's lock-out); read
+// after snapshotLoginValue, so a refresh costs no query of its own.
+func (s *Server) SnapshotLockedOut(user ddl.Username) bool {
+	c := &s.catalog
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.accounts.locked[user.Account()]
 }
 
 // SnapshotClaim is the claim of user's proven ledger row (MariaDB; ""
@@ -106,6 +117,7 @@ type loginsRead struct {
 	hints  map[string]bool
 	claims map[string]string
 	limits map[string]int64
+	locked map[string]bool
 }
 
 func (s *Server) loadLogins(ctx context.Context) (loginsRead, error) {
@@ -114,7 +126,7 @@ func (s *Server) loadLogins(ctx context.Context) (loginsRead, error) {
 	case s.info.Flavor == ddl.FlavorPostgres:
 		// The comment of a role is its owner mark when it has one (see
 		// ddl.OwnerMark): the refresh finds half-made rotations with it.
-		q = `SELECT rolname, oid::text, COALESCE(shobj_description(oid, 'pg_authid'), ''), rolconnlimit FROM pg_roles`
+		q = `SELECT rolname, oid::text, COALESCE(shobj_description(oid, 'pg_authid'), ''), rolconnlimit, NOT rolcanlogin FROM pg_roles`
 	case s.info.Flavor == ddl.FlavorMariaDB:
 		// The per-hour update limit corroborates the ledger's rows
 		// (ledger_mysql.go); only these JSON fields leave the server.
@@ -132,8 +144,15 @@ func (s *Server) loadLogins(ctx context.Context) (loginsRead, error) {
 		return loginsRead{}, err
 	}
 	r := loginsRead{values: map[string]string{}, marks: map[string]ddl.OwnerMark{}, hints: map[string]bool{}, claims: map[string]string{},
-		limits: map[string]int64{}}
-	err = s.queryEach(ctx, q, func() { clear(r.values); clear(r.marks); clear(r.hints); clear(r.claims); clear(r.limits) }, func(rows *sql.Rows) error {
+		limits: map[string]int64{}, locked: map[string]bool{}}
+	err = s.queryEach(ctx, q, func() {
+		clear(r.values)
+		clear(r.marks)
+		clear(r.hints)
+		clear(r.claims)
+		clear(r.limits)
+		clear(r.locked)
+	}, func(rows *sql.Rows) error {
 		// Every host's accounts, keyed by ddl.AccountKey: 'u'@'10.%' is
 		// another login than 'u'@'%' (issue 46).
 		var name, host, v, comment string
@@ -150,11 +169,19 @@ func (s *Server) loadLogins(ctx context.Context) (loginsRead, error) {
 		if s.UsesLedger() {
 			dest = append(dest, &limit)
 		}
-		if err := rows.Scan(append(dest, &connLimit)...); err != nil {
+		var locked bool
+		dest = append(dest, &connLimit)
+		if s.info.Flavor == ddl.FlavorPostgres {
+			dest = append(dest, &locked)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
 		name = ddl.AccountKey(name, host)
 		r.limits[name] = connLimit
+		if locked {
+			r.locked[name] = true
+		}
 		if s.UsesLedger() {
 			rows, tr := ledger[name], LoginTrace{Attr: comment, Limit: limit, NoAttribute: s.info.Flavor == ddl.FlavorMariaDB}
 			r.values[name] = v

@@ -262,6 +262,14 @@ func (s *Server) ServerID(ctx context.Context) (string, error) {
 		return "", nil
 	}
 	c := &s.catalog
+	if !s.sess.HoldsLock(ctx) {
+		// Only callers without a connection of their own wait for
+		// another's read: one holding its lock's connection reads on
+		// it, so a full pool of lock holders never waits here for a
+		// reader that needs a pool connection.
+		c.idRead.Lock()
+		defer c.idRead.Unlock()
+	}
 	c.mu.Lock()
 	id := c.serverID
 	c.mu.Unlock()

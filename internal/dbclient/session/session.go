@@ -5,6 +5,7 @@ package session
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,22 +23,27 @@ import (
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
-// Pool sizes. Terraform runs 10 operations at once by default; the admin
-// pool serves them all, tenant-database pools (PostgreSQL) are few, small
-// and closed when idle. The admin pool keeps every connection it opened
-// (idle up to a minute): a plugin process lives for one terraform command,
-// and a connection closed on return is dialled again by the next burst,
-// TLS handshake and login included (through an SSH bastion at N=500: 62
-// connections opened for a create instead of 11 with an idle limit of 4).
+// Pool sizes. Terraform runs 10 operations at once by default, and at most
+// that + 2 connections are open to one server at once (MaxServerConns):
+// the admin pool takes up to AdminPoolMaxOpen of them, tenant-database
+// pools (PostgreSQL, one connection each) the rest. The admin pool keeps
+// every connection it opened (idle up to a minute): a plugin process lives
+// for one terraform command, and a connection closed on return is dialled
+// again by the next burst, TLS handshake and login included (through an
+// SSH bastion at N=500: 62 connections opened for a create instead of 11
+// with an idle limit of 4). Tenant pools take what the admin pool leaves,
+// so a refresh of 100 grants, which needs a connection into each tenant
+// database and one or two admin connections, reads in as many databases
+// at once as Terraform asks for (a fixed 4 made the dialling, not
+// Terraform, set the pace: issue 59).
 const (
 	AdminPoolMaxOpen  = 8
 	adminPoolMaxIdle  = AdminPoolMaxOpen
 	tenantPoolMaxOpen = 1
-	maxTenantPools    = 2
-	// maxTenantConns bounds the tenant-database connections open at once,
-	// idle or busy: with the admin pool that is 12 per server, Terraform's
-	// default parallelism + 2, however many tenants a run touches.
-	MaxTenantConns      = 4
+	MaxServerConns    = 12
+	// MinTenantConns is what tenant pools always have: MaxServerConns
+	// less a full admin pool.
+	MinTenantConns      = MaxServerConns - AdminPoolMaxOpen
 	TenantPoolIdleClose = 2 * time.Second
 )
 
@@ -65,8 +71,11 @@ type Session struct {
 	poolMu      sync.Mutex
 	poolFreed   *sync.Cond // on poolMu: a tenant pool was released or closed
 	TenantPools map[string]*TenantPool
-	// tenantPoolsPeak is the most tenant pools ever open at once (tests).
+	// tenantPoolsPeak is the most tenant pools ever open at once, and
+	// connsPeak the most connections, admin and tenant, that this
+	// process saw open at once (tests).
 	tenantPoolsPeak int
+	connsPeak       int
 	// exiting holds the backend PIDs of tenant-pool connections this
 	// process has closed, with when. Closing a connection only asks its
 	// backend to exit, so for a moment it is still in pg_stat_activity;
@@ -93,12 +102,19 @@ func (s *Session) Info() ddl.ServerInfo { return s.info }
 // and Query.
 func (s *Session) AdminPool() *sql.DB { return s.db }
 
-// TenantPoolsPeak is the most tenant-database pools ever open at once
-// (tests: the bound maxTenantConns holds).
+// TenantPoolsPeak is the most tenant-database pools ever open at once,
+// and ConnsPeak the most connections, admin and tenant-database together
+// (tests: the bound MaxServerConns holds).
 func (s *Session) TenantPoolsPeak() int {
 	s.poolMu.Lock()
 	defer s.poolMu.Unlock()
 	return s.tenantPoolsPeak
+}
+
+func (s *Session) ConnsPeak() int {
+	s.poolMu.Lock()
+	defer s.poolMu.Unlock()
+	return s.connsPeak
 }
 
 // SetWriteHooks sets the hooks every plan run calls; before any operation.
@@ -201,13 +217,31 @@ func (s *Session) open(database string, onConnect func(pid int)) (*sql.DB, error
 		if token := s.spec.PGBeforeConnect(); token != nil {
 			opts = append(opts, stdlib.OptionBeforeConnect(token))
 		}
-		conn := stdlib.GetConnector(*cfg, opts...)
 		if database == "" {
-			return sql.OpenDB(connect.NewClassifyingConnector(conn, s.spec, attempt)), nil
+			conn := stdlib.GetConnector(*cfg, opts...)
+			return sql.OpenDB(adminConnector{connect.NewClassifyingConnector(conn, s.spec, attempt), s}), nil
 		}
+		// A tenant database's connection lives for one or two operations
+		// (tenantPoolIdleClose), so what pays off on the admin pool costs
+		// a round trip here: a statement cache that prepares every query
+		// first (Parse, then Bind; the Exec mode sends both at once), and
+		// the liveness ping before the connection's second use (pgx pings
+		// a connection never reset before as if idle since year one).
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+		opts = append(opts, stdlib.OptionShouldPing(shouldPingTenantConn))
+		conn := stdlib.GetConnector(*cfg, opts...)
 		return sql.OpenDB(tenantConnector{connect.NewClassifyingConnector(conn, s.spec, attempt), s, database}), nil
 	}
 	return nil, fmt.Errorf("unknown engine %q", s.spec.Engine)
+}
+
+// shouldPingTenantConn pings a tenant-database connection idle for over a
+// second, as pgx does by default, except before its second use: pgx counts
+// that idle time from the zero time, and the connection was opened and
+// verified a moment ago (tenant pools close connections idle for
+// TenantPoolIdleClose).
+func shouldPingTenantConn(_ context.Context, p stdlib.ShouldPingParams) bool {
+	return p.IdleDuration > time.Second && p.IdleDuration < time.Hour
 }
 
 // PgxSessionConfig is the pgx configuration of an admin session on
@@ -289,22 +323,27 @@ func connectError(spec connect.Spec, err error) error {
 }
 
 // tenantDB returns a small pool inside one tenant database (PostgreSQL
-// statements that act on schemas and tables). Call release when done; idle
-// pools are closed, and at most maxTenantPools stay open.
+// statements that act on schemas and tables). Call release when done. Idle
+// pools stay open for TenantPoolIdleClose, so an operation's next
+// statement (or the next resource's, in the same database) finds its
+// connection; when every slot the admin pool leaves is taken, the least
+// recently used idle pool is closed, else the caller waits for one.
 func (s *Session) tenantDB(database string) (*sql.DB, func(), error) {
 	s.poolMu.Lock()
 	defer s.poolMu.Unlock()
 	if s.poolFreed == nil {
 		s.poolFreed = sync.NewCond(&s.poolMu)
 	}
-	s.reapLocked(maxTenantPools)
+	s.reapLocked(s.tenantSlotsLocked())
 	p, ok := s.TenantPools[database]
-	for !ok && len(s.TenantPools) >= MaxTenantConns {
+	for !ok && len(s.TenantPools) >= s.tenantSlotsLocked() {
 		// Every slot is taken: close the least recently used idle pool,
 		// else wait for one. A holder never waits for anything but its
-		// own statement, so this cannot deadlock.
+		// own statement (its admin reads go through its lock's
+		// connection, or the admin pool, which never waits for a tenant
+		// pool), so this cannot deadlock.
 		s.reapLocked(s.idleTenantPoolsLocked() - 1)
-		if len(s.TenantPools) < MaxTenantConns {
+		if len(s.TenantPools) < s.tenantSlotsLocked() {
 			break
 		}
 		s.poolFreed.Wait()
@@ -326,6 +365,7 @@ func (s *Session) tenantDB(database string) (*sql.DB, func(), error) {
 		p.DB = db
 		s.TenantPools[database] = p
 		s.tenantPoolsPeak = max(s.tenantPoolsPeak, len(s.TenantPools))
+		s.connsPeak = max(s.connsPeak, len(s.TenantPools)+s.adminOpen())
 	}
 	p.InUse++
 	release := func() {
@@ -333,10 +373,45 @@ func (s *Session) tenantDB(database string) (*sql.DB, func(), error) {
 		defer s.poolMu.Unlock()
 		p.InUse--
 		p.LastUsed = time.Now()
-		s.reapLocked(maxTenantPools)
+		s.reapLocked(s.tenantSlotsLocked())
 		s.poolFreed.Broadcast()
 	}
 	return p.DB, release, nil
+}
+
+// adminOpen is how many connections the admin pool has open or opening.
+func (s *Session) adminOpen() int {
+	if s.db == nil {
+		return 0 // the session is opening its first
+	}
+	return s.db.Stats().OpenConnections
+}
+
+// tenantSlotsLocked is how many tenant-database connections may be open
+// now: what the admin pool leaves of MaxServerConns.
+func (s *Session) tenantSlotsLocked() int {
+	return max(MaxServerConns-s.adminOpen(), MinTenantConns)
+}
+
+// adminConnector opens the admin pool's connections within MaxServerConns:
+// before it dials, idle tenant-database pools make room (least recently
+// used first). It never waits for a tenant pool in use (its holder may be
+// waiting for this very connection); such a pool is done within its
+// statement, and the bound holds again when it is released.
+type adminConnector struct {
+	driver.Connector
+	s *Session
+}
+
+func (c adminConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	s := c.s
+	s.poolMu.Lock()
+	if over := len(s.TenantPools) + s.adminOpen() - MaxServerConns; over > 0 {
+		s.reapLocked(s.idleTenantPoolsLocked() - over)
+	}
+	s.connsPeak = max(s.connsPeak, len(s.TenantPools)+s.adminOpen())
+	s.poolMu.Unlock()
+	return c.Connector.Connect(ctx)
 }
 
 // reapLocked closes the tenant pools idle for longer than

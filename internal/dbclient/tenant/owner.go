@@ -83,9 +83,7 @@ func (s *Server) Owner(ctx context.Context, db ddl.DatabaseName, user ddl.Userna
 		st.ConnectionLimit = &n
 	}
 	if s.info.Flavor == ddl.FlavorPostgres {
-		if st.LockedOut, err = s.lockedOut(ctx, user); err != nil {
-			return nil, err
-		}
+		st.LockedOut = s.proof.SnapshotLockedOut(user)
 		d, err := s.proof.Database(ctx, db)
 		if err != nil {
 			return nil, err
