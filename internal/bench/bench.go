@@ -113,6 +113,11 @@ type Sample struct {
 	PeakOK    bool
 	Stmts     StatementCounts
 	StmtsOK   bool
+	// ServerCPU: the server's CPU in the phase (a local server: its
+	// processes, exited backends included), until the login's sessions
+	// are gone; it shares the machine's cores with terraform.
+	ServerCPU   time.Duration
+	ServerCPUOK bool
 
 	// Through the bastion: the SSH connections the bastion accepted (its
 	// log), the provider processes seen with one open, the connections
@@ -451,7 +456,8 @@ func (r *runner) cycle(w *workload, round int) {
 		}
 		extra := ""
 		if s.Server {
-			extra = fmt.Sprintf(", %d conns (peak %d), %d DDL, %d reads, %d other", s.Conns, s.PeakConns, s.Stmts.DDL, s.Stmts.Reads, s.Stmts.Other)
+			extra = fmt.Sprintf(", server %.1fs CPU, %d conns (peak %d), %d DDL, %d reads, %d other", s.ServerCPU.Seconds(), s.Conns, s.PeakConns,
+				s.Stmts.DDL, s.Stmts.Reads, s.Stmts.Other)
 		}
 		if s.SSH {
 			extra += fmt.Sprintf(", %d SSH conns accepted, %d provider processes with one (at most %d each)", s.SSHAccepted, s.SSHProcs, s.SSHMost)
@@ -482,7 +488,9 @@ func (r *runner) phase(w *workload, round int, ph Phase, cliConfig string, extra
 
 	var mark testserver.LogMark
 	var conns0 int
+	var serverCPU0 time.Duration
 	if s.Server {
+		serverCPU0, s.ServerCPUOK = serverCPU(r.srv.srv.PID())
 		r.srv.trimLog(ctx)
 		var err error
 		if mark, err = r.srv.srv.LogMark(ctx); err != nil {
@@ -586,6 +594,11 @@ func (r *runner) phase(w *workload, round int, ph Phase, cliConfig string, extra
 			r.fail(&s, "open sessions: %v", err)
 		} else if open > 0 {
 			r.fail(&s, "terraform exited and %s still has %d sessions open", w.login, open)
+		}
+		if cpu1, ok := serverCPU(r.srv.srv.PID()); ok && s.ServerCPUOK {
+			s.ServerCPU = cpu1 - serverCPU0
+		} else {
+			s.ServerCPUOK = false
 		}
 		conns1, ok, err := r.srv.connections(ctx, w.login)
 		if err != nil {

@@ -58,6 +58,28 @@ func readProcTimes(pid int) (procTimes, bool) {
 	}, true
 }
 
+// serverCPU is the CPU a server process tree has used so far: the
+// process's own, its exited children's (reaped into it: PostgreSQL's
+// backends) and its live children's own (PostgreSQL's backends and
+// auxiliary processes). A child that exits between two readings moves
+// from the third term to the second, so differences stay true.
+func serverCPU(pid int) (time.Duration, bool) {
+	if pid <= 0 {
+		return 0, false
+	}
+	t, ok := readProcTimes(pid)
+	if !ok {
+		return 0, false
+	}
+	total := t.self + t.children
+	for _, c := range childPIDs(pid) {
+		if ct, ok := readProcTimes(c); ok {
+			total += ct.self
+		}
+	}
+	return total, true
+}
+
 // readHWM is VmHWM (peak resident set) from /proc/<pid>/status, in bytes.
 func readHWM(pid int) uint64 {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")

@@ -20,6 +20,8 @@ type procTimes struct{ self, children time.Duration }
 
 func readProcTimes(int) (procTimes, bool) { return procTimes{}, false }
 
+func serverCPU(int) (time.Duration, bool) { return 0, false }
+
 type procWatch struct{}
 
 func watchProcess(int, time.Duration, int) *procWatch { return &procWatch{} }

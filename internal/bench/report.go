@@ -40,7 +40,9 @@ type Stat struct {
 	Wall, CPU, Core, Provider           float64 // seconds
 	ProviderMiB                         float64
 	Conns, Peak, DDL, Reads, Other      float64
+	ServerCPU                           float64 // seconds
 	Server, ConnsOK, PeakOK, StmtsOK    bool
+	ServerCPUOK                         bool
 	WallVsFloor, WallVsData             float64 // median of per-round ratios; 0: none
 	CPUVsFloor, CPUVsData               float64
 	WallVsShape, CPUVsShape             float64 // against the shape floor (SHAPE=1)
@@ -51,10 +53,10 @@ type Stat struct {
 // Stats computes a workload's medians and ratios for a phase.
 func (res *Result) Stats(work, phase string) Stat {
 	var st Stat
-	var wall, cpu, core, prov, mib, conns, peak, ddl, reads, other []float64
+	var wall, cpu, core, prov, mib, conns, peak, ddl, reads, other, srvCPU []float64
 	var wf, wd, cf, cd, pf, ws, cs []float64
 	var sshAccepted, sshProcs, sshMost []float64
-	st.ConnsOK, st.PeakOK, st.StmtsOK = true, true, true
+	st.ConnsOK, st.PeakOK, st.StmtsOK, st.ServerCPUOK = true, true, true, true
 	for round := 1; round <= res.Config.Rounds; round++ {
 		s, ok := res.sampleAt(work, round, phase)
 		if !ok {
@@ -72,6 +74,8 @@ func (res *Result) Stats(work, phase string) Stat {
 		ddl = append(ddl, float64(s.Stmts.DDL))
 		reads = append(reads, float64(s.Stmts.Reads))
 		other = append(other, float64(s.Stmts.Other))
+		srvCPU = append(srvCPU, s.ServerCPU.Seconds())
+		st.ServerCPUOK = st.ServerCPUOK && s.ServerCPUOK
 		sshAccepted = append(sshAccepted, float64(s.SSHAccepted))
 		sshProcs = append(sshProcs, float64(s.SSHProcs))
 		sshMost = append(sshMost, float64(s.SSHMost))
@@ -105,6 +109,7 @@ func (res *Result) Stats(work, phase string) Stat {
 	st.Wall, st.CPU, st.Core, st.Provider = median(wall), median(cpu), median(core), median(prov)
 	st.ProviderMiB = median(mib)
 	st.Conns, st.Peak, st.DDL, st.Reads, st.Other = median(conns), median(peak), median(ddl), median(reads), median(other)
+	st.ServerCPU = median(srvCPU)
 	st.WallVsFloor, st.WallVsData, st.CPUVsFloor, st.CPUVsData = median(wf), median(wd), median(cf), median(cd)
 	st.ProviderCPUVsFloor = median(pf)
 	st.WallVsShape, st.CPUVsShape = median(ws), median(cs)
@@ -179,6 +184,7 @@ func Report(res *Result) string {
 	}
 	b.WriteString("- medians over the rounds whose phase succeeded; ×floor, ×terraform_data (and ×shape) are medians of same-round ratios\n")
 	b.WriteString("- CPU: terraform and its provider plugins (rusage); core: terraform's own; provider: the plugins'; " +
+		"server CPU: the server's processes (a local server), until the login's sessions are gone, on the same cores; " +
 		"conns, peak, statements: the workload's own login, as the server counts and logs them\n\n")
 
 	hasShape := slices.Contains(res.Workloads, WorkShape)
@@ -198,13 +204,13 @@ func Report(res *Result) string {
 			dataHead, dataRule = " ×terraform_data |", "---:|"
 		}
 		b.WriteString("| workload | wall s | ×floor |" + dataHead + " CPU s | ×floor |" + dataHead + shapeHead +
-			" core CPU s | provider CPU s | provider peak MiB | conns opened | peak conns | DDL/DCL | reads | other | reads/resource |\n")
-		b.WriteString("|---|---:|---:|" + dataRule + "---:|---:|" + dataRule + shapeRule + "---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+			" core CPU s | provider CPU s | server CPU s | provider peak MiB | conns opened | peak conns | DDL/DCL | reads | other | reads/resource |\n")
+		b.WriteString("|---|---:|---:|" + dataRule + "---:|---:|" + dataRule + shapeRule + "---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, w := range res.Workloads {
 			st := res.Stats(w, ph.Key)
 			label := res.Labels[w]
 			if st.Runs == 0 {
-				fmt.Fprintf(&b, "| %s | failed | | | | | | | | | | | | | | |\n", label)
+				fmt.Fprintf(&b, "| %s | failed | | | | | | | | | | | | | | | |\n", label)
 				continue
 			}
 			if st.Runs < cfg.Rounds {
@@ -222,9 +228,10 @@ func Report(res *Result) string {
 			if hasData {
 				wallData, cpuData = " "+ratio(st.WallVsData)+" |", " "+ratio(st.CPUVsData)+" |"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s |%s %s | %s |%s%s %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			fmt.Fprintf(&b, "| %s | %s | %s |%s %s | %s |%s%s %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				label, secs(st.Wall), ratio(st.WallVsFloor), wallData,
-				secs(st.CPU), ratio(st.CPUVsFloor), cpuData, shapeCols, secs(st.Core), secs(st.Provider), mib(st.ProviderMiB),
+				secs(st.CPU), ratio(st.CPUVsFloor), cpuData, shapeCols, secs(st.Core), secs(st.Provider),
+				serverSecs(st.ServerCPU, st.ServerCPUOK, st.Server), mib(st.ProviderMiB),
 				count(st.Conns, st.ConnsOK, st.Server), count(st.Peak, st.PeakOK, st.Server),
 				count(st.DDL, st.StmtsOK, st.Server), count(st.Reads, st.StmtsOK, st.Server), count(st.Other, st.StmtsOK, st.Server), rpr)
 		}
@@ -246,22 +253,34 @@ func Report(res *Result) string {
 	}
 
 	b.WriteString("<details><summary>Every run</summary>\n\n")
-	b.WriteString("| round | workload | phase | wall s | CPU s | core s | provider s | provider MiB | provider procs | conns | peak | DDL | reads | other | status |\n")
-	b.WriteString("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("| round | workload | phase | wall s | CPU s | core s | provider s | server s | provider MiB | provider procs | conns | peak | DDL | reads | other | status |\n")
+	b.WriteString("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range res.Samples {
 		status := "ok"
 		if s.Failed != "" {
 			status = "FAILED"
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n",
 			s.Round, s.Workload, s.Phase, secs(s.Wall.Seconds()), secs(s.CPU.Seconds()), secs(s.CoreCPU.Seconds()),
-			secs(s.ProviderCPU.Seconds()), mib(float64(s.ProviderHWM)/(1<<20)), s.Providers,
+			secs(s.ProviderCPU.Seconds()), serverSecs(s.ServerCPU.Seconds(), s.ServerCPUOK, s.Server), mib(float64(s.ProviderHWM)/(1<<20)), s.Providers,
 			count(float64(s.Conns), s.ConnsOK, s.Server), count(float64(s.PeakConns), s.PeakOK, s.Server),
 			count(float64(s.Stmts.DDL), s.StmtsOK, s.Server), count(float64(s.Stmts.Reads), s.StmtsOK, s.Server),
 			count(float64(s.Stmts.Other), s.StmtsOK, s.Server), status)
 	}
 	b.WriteString("\n</details>\n")
 	return b.String()
+}
+
+// serverSecs is the server's CPU column: "–" for a workload that does
+// not talk to the server, "?" where it could not be read.
+func serverSecs(v float64, ok, server bool) string {
+	switch {
+	case !server:
+		return "–"
+	case !ok:
+		return "?"
+	}
+	return secs(v)
 }
 
 func profileReport(p *ProfileSummary) string {

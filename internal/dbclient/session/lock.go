@@ -32,6 +32,8 @@ func (s *Session) WithLock(ctx context.Context, tenant ddl.DatabaseName, fn func
 	}
 	defer conn.Close()
 	defer release()
+	s.opStarted(conn)
+	defer s.opEnded(conn)
 	ctx = withConnIDCache(context.WithValue(ctx, tenantKey{}, tenant.String()))
 	ctx = context.WithValue(ctx, LockedConnKey{}, conn)
 	return fn(ctx)

@@ -50,7 +50,7 @@ func connectionLost(err error) bool {
 // QueryIn runs a read inside a tenant database (PostgreSQL).
 func (s *Session) QueryIn(ctx context.Context, database string, fn func(ctx context.Context, db Queryer) error) error {
 	return Retry(ctx, s.spec, func(ctx context.Context) error {
-		db, release, err := s.tenantDB(database)
+		db, release, err := s.tenantDB(ctx, database)
 		if err != nil {
 			return err
 		}

@@ -82,6 +82,12 @@ type Session struct {
 	// sessions must not report it as foreign (DROP DATABASE itself waits
 	// up to 5 s for such backends to go).
 	exiting map[int]time.Time
+	// liveOps: the lock connections of operations running now (WithLock).
+	// An idle pool whose operation still runs is closed only after every
+	// other idle pool: an owner's offboarding takes its tenant database's
+	// connection three times between admin statements, and closing it in
+	// between cost a new backend each time (issue 59).
+	liveOps map[*sql.Conn]bool
 
 	// fresh: databases this process claimed that no statement of this
 	// process has run inside since (fresh_databases.go).
@@ -133,6 +139,9 @@ type TenantPool struct {
 	LastUsed time.Time
 	InUse    int
 	PIDs     map[int]bool // backend PIDs of its connections (PostgreSQL)
+	// op is the lock connection of the operation that used it last (nil:
+	// a read outside any operation's lock).
+	op *sql.Conn
 }
 
 // exitingGrace is how long a closed connection's PID is remembered.
@@ -328,7 +337,7 @@ func connectError(spec connect.Spec, err error) error {
 // statement (or the next resource's, in the same database) finds its
 // connection; when every slot the admin pool leaves is taken, the least
 // recently used idle pool is closed, else the caller waits for one.
-func (s *Session) tenantDB(database string) (*sql.DB, func(), error) {
+func (s *Session) tenantDB(ctx context.Context, database string) (*sql.DB, func(), error) {
 	s.poolMu.Lock()
 	defer s.poolMu.Unlock()
 	if s.poolFreed == nil {
@@ -368,6 +377,9 @@ func (s *Session) tenantDB(database string) (*sql.DB, func(), error) {
 		s.connsPeak = max(s.connsPeak, len(s.TenantPools)+s.adminOpen())
 	}
 	p.InUse++
+	if op, ok := ctx.Value(LockedConnKey{}).(*sql.Conn); ok {
+		p.op = op
+	}
 	release := func() {
 		s.poolMu.Lock()
 		defer s.poolMu.Unlock()
@@ -377,6 +389,23 @@ func (s *Session) tenantDB(database string) (*sql.DB, func(), error) {
 		s.poolFreed.Broadcast()
 	}
 	return p.DB, release, nil
+}
+
+// opStarted and opEnded track the operations running now (WithLock), by
+// their lock connection.
+func (s *Session) opStarted(op *sql.Conn) {
+	s.poolMu.Lock()
+	defer s.poolMu.Unlock()
+	if s.liveOps == nil {
+		s.liveOps = map[*sql.Conn]bool{}
+	}
+	s.liveOps[op] = true
+}
+
+func (s *Session) opEnded(op *sql.Conn) {
+	s.poolMu.Lock()
+	defer s.poolMu.Unlock()
+	delete(s.liveOps, op)
 }
 
 // adminOpen is how many connections the admin pool has open or opening.
@@ -437,7 +466,14 @@ func (s *Session) reapLocked(keep int) {
 		return
 	}
 	slices.SortFunc(idle, func(a, b string) int {
-		return s.TenantPools[a].LastUsed.Compare(s.TenantPools[b].LastUsed)
+		pa, pb := s.TenantPools[a], s.TenantPools[b]
+		if la, lb := s.liveOps[pa.op], s.liveOps[pb.op]; la != lb {
+			if la {
+				return 1 // a's operation still runs: close it later
+			}
+			return -1
+		}
+		return pa.LastUsed.Compare(pb.LastUsed)
 	})
 	for _, name := range idle[:len(idle)-keep] {
 		s.closePoolLocked(name, s.TenantPools[name])

@@ -169,7 +169,7 @@ func (s *Session) Run(ctx context.Context, st ddl.Statement) error {
 	if st.Database != "" || conn == nil {
 		pool := s.db
 		if st.Database != "" {
-			tdb, release, err := s.tenantDB(st.Database)
+			tdb, release, err := s.tenantDB(ctx, st.Database)
 			if err != nil {
 				return err
 			}

@@ -165,7 +165,7 @@ func (s *Session) transactionConn(ctx context.Context, database string) (*sql.Co
 		}
 		return c, func() { c.Close() }, nil
 	}
-	tdb, release, err := s.tenantDB(database)
+	tdb, release, err := s.tenantDB(ctx, database)
 	if err != nil {
 		return nil, nil, err
 	}
