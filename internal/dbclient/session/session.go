@@ -231,26 +231,17 @@ func (s *Session) open(database string, onConnect func(pid int)) (*sql.DB, error
 			return sql.OpenDB(adminConnector{connect.NewClassifyingConnector(conn, s.spec, attempt), s}), nil
 		}
 		// A tenant database's connection lives for one or two operations
-		// (tenantPoolIdleClose), so what pays off on the admin pool costs
-		// a round trip here: a statement cache that prepares every query
-		// first (Parse, then Bind; the Exec mode sends both at once), and
-		// the liveness ping before the connection's second use (pgx pings
-		// a connection never reset before as if idle since year one).
+		// (TenantPoolIdleClose), so the statement cache that pays off on
+		// the admin pool costs a round trip here: it prepares every query
+		// first (Parse, then Bind); the Exec mode sends both at once. The
+		// liveness ping before a connection's second use stays: a server
+		// restarted since is then met with a new connection, not a
+		// statement whose outcome is unknown.
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
-		opts = append(opts, stdlib.OptionShouldPing(shouldPingTenantConn))
 		conn := stdlib.GetConnector(*cfg, opts...)
 		return sql.OpenDB(tenantConnector{connect.NewClassifyingConnector(conn, s.spec, attempt), s, database}), nil
 	}
 	return nil, fmt.Errorf("unknown engine %q", s.spec.Engine)
-}
-
-// shouldPingTenantConn pings a tenant-database connection idle for over a
-// second, as pgx does by default, except before its second use: pgx counts
-// that idle time from the zero time, and the connection was opened and
-// verified a moment ago (tenant pools close connections idle for
-// TenantPoolIdleClose).
-func shouldPingTenantConn(_ context.Context, p stdlib.ShouldPingParams) bool {
-	return p.IdleDuration > time.Second && p.IdleDuration < time.Hour
 }
 
 // PgxSessionConfig is the pgx configuration of an admin session on
