@@ -81,7 +81,7 @@ func Unlocked(ctx context.Context) context.Context {
 // adminConn is the connection for admin-pool work: inside withLock, the
 // connection that holds the lock. Taking a second pool connection while
 // holding one would deadlock once every pool connection holds a lock and
-// waits for another (Terraform runs 10 operations at once; the pool has 8).
+// waits for another (Terraform runs 10 operations at once; the pool has 6 or 8).
 func (s *Session) adminConn(ctx context.Context) Queryer {
 	if c, ok := ctx.Value(LockedConnKey{}).(*sql.Conn); ok {
 		return c

@@ -24,28 +24,41 @@ import (
 )
 
 // Pool sizes. Terraform runs 10 operations at once by default, and at most
-// that + 2 connections are open to one server at once (MaxServerConns):
-// the admin pool takes up to AdminPoolMaxOpen of them, tenant-database
-// pools (PostgreSQL, one connection each) the rest. The admin pool keeps
-// every connection it opened (idle up to a minute): a plugin process lives
-// for one terraform command, and a connection closed on return is dialled
-// again by the next burst, TLS handshake and login included (through an
-// SSH bastion at N=500: 62 connections opened for a create instead of 11
-// with an idle limit of 4). Tenant pools take what the admin pool leaves,
-// so a refresh of 100 grants, which needs a connection into each tenant
-// database and one or two admin connections, reads in as many databases
-// at once as Terraform asks for (a fixed 4 made the dialling, not
-// Terraform, set the pace: issue 59).
+// that + 2 connections are open to one server at once (MaxServerConns).
+// The admin pool keeps every connection it opened (idle up to a minute): a
+// plugin process lives for one terraform command, and a connection closed
+// on return is dialled again by the next burst, TLS handshake and login
+// included (through an SSH bastion at N=500: 62 connections opened for a
+// create instead of 11 with an idle limit of 4).
+//
+// MySQL and MariaDB run everything on the admin pool. On PostgreSQL an
+// operation holds one admin connection for its tenant lock and needs one
+// in its tenant database: the admin pool stops at half the bound, so the
+// six operations that run at once each find a tenant connection (with
+// eight, eight offboardings shared four and closed each other's between
+// their steps: three new backends per offboarding, about 75 ms of server
+// CPU each on the bench machine; issue 59). Tenant pools take what the
+// admin pool leaves, so a refresh, which needs one or two admin
+// connections, reads in as many tenant databases at once as Terraform asks
+// for.
 const (
-	AdminPoolMaxOpen  = 8
-	adminPoolMaxIdle  = AdminPoolMaxOpen
-	tenantPoolMaxOpen = 1
-	MaxServerConns    = 12
+	AdminPoolMaxOpen   = 8
+	PGAdminPoolMaxOpen = MaxServerConns / 2
+	tenantPoolMaxOpen  = 1
+	MaxServerConns     = 12
 	// MinTenantConns is what tenant pools always have: MaxServerConns
 	// less a full admin pool.
-	MinTenantConns      = MaxServerConns - AdminPoolMaxOpen
+	MinTenantConns      = MaxServerConns - PGAdminPoolMaxOpen
 	TenantPoolIdleClose = 2 * time.Second
 )
+
+// adminPoolMaxOpen is the admin pool's size on engine's servers.
+func adminPoolMaxOpen(engine ddl.Engine) int {
+	if engine == ddl.EnginePostgres {
+		return PGAdminPoolMaxOpen
+	}
+	return AdminPoolMaxOpen
+}
 
 // Logger receives one line per executed statement, in redacted form only.
 type Logger func(ctx context.Context, msg string, fields map[string]any)
@@ -155,8 +168,8 @@ func OpenSession(ctx context.Context, spec connect.Spec, log Logger, counters *C
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.spec.Describe(), err)
 	}
-	db.SetMaxOpenConns(AdminPoolMaxOpen)
-	db.SetMaxIdleConns(adminPoolMaxIdle)
+	db.SetMaxOpenConns(adminPoolMaxOpen(spec.Engine))
+	db.SetMaxIdleConns(adminPoolMaxOpen(spec.Engine))
 	db.SetConnMaxIdleTime(time.Minute)
 	info, err := detect(ctx, s.spec, db)
 	if err != nil {
