@@ -5,7 +5,6 @@ package session
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"fmt"
 	"slices"
 	"strings"
@@ -33,22 +32,17 @@ import (
 //
 // MySQL and MariaDB run everything on the admin pool. On PostgreSQL an
 // operation holds one admin connection for its tenant lock and needs one
-// in its tenant database: the admin pool stops at half the bound, so the
-// six operations that run at once each find a tenant connection (with
-// eight, eight offboardings shared four and closed each other's between
-// their steps: three new backends per offboarding, about 75 ms of server
-// CPU each on the bench machine; issue 59). Tenant pools take what the
-// admin pool leaves, so a refresh, which needs one or two admin
-// connections, reads in as many tenant databases at once as Terraform asks
-// for.
+// in its tenant database, so the bound is split in half: six operations
+// run at once, each finding a tenant connection (with eight admin and four
+// tenant connections, eight offboardings shared four and closed each
+// other's between their steps: three new backends per offboarding, each
+// 50-120 ms of the server's CPU on the bench machine; issue 59).
 const (
-	AdminPoolMaxOpen   = 8
-	PGAdminPoolMaxOpen = MaxServerConns / 2
-	tenantPoolMaxOpen  = 1
-	MaxServerConns     = 12
-	// MinTenantConns is what tenant pools always have: MaxServerConns
-	// less a full admin pool.
-	MinTenantConns      = MaxServerConns - PGAdminPoolMaxOpen
+	MaxServerConns      = 12
+	AdminPoolMaxOpen    = 8
+	PGAdminPoolMaxOpen  = MaxServerConns / 2
+	TenantConns         = MaxServerConns - PGAdminPoolMaxOpen
+	tenantPoolMaxOpen   = 1
 	TenantPoolIdleClose = 2 * time.Second
 )
 
@@ -84,11 +78,8 @@ type Session struct {
 	poolMu      sync.Mutex
 	poolFreed   *sync.Cond // on poolMu: a tenant pool was released or closed
 	TenantPools map[string]*TenantPool
-	// tenantPoolsPeak is the most tenant pools ever open at once, and
-	// connsPeak the most connections, admin and tenant, that this
-	// process saw open at once (tests).
+	// tenantPoolsPeak is the most tenant pools ever open at once (tests).
 	tenantPoolsPeak int
-	connsPeak       int
 	// exiting holds the backend PIDs of tenant-pool connections this
 	// process has closed, with when. Closing a connection only asks its
 	// backend to exit, so for a moment it is still in pg_stat_activity;
@@ -121,19 +112,12 @@ func (s *Session) Info() ddl.ServerInfo { return s.info }
 // and Query.
 func (s *Session) AdminPool() *sql.DB { return s.db }
 
-// TenantPoolsPeak is the most tenant-database pools ever open at once,
-// and ConnsPeak the most connections, admin and tenant-database together
-// (tests: the bound MaxServerConns holds).
+// TenantPoolsPeak is the most tenant-database pools ever open at once
+// (tests: the bound TenantConns holds).
 func (s *Session) TenantPoolsPeak() int {
 	s.poolMu.Lock()
 	defer s.poolMu.Unlock()
 	return s.tenantPoolsPeak
-}
-
-func (s *Session) ConnsPeak() int {
-	s.poolMu.Lock()
-	defer s.poolMu.Unlock()
-	return s.connsPeak
 }
 
 // SetWriteHooks sets the hooks every plan run calls; before any operation.
@@ -241,7 +225,7 @@ func (s *Session) open(database string, onConnect func(pid int)) (*sql.DB, error
 		}
 		if database == "" {
 			conn := stdlib.GetConnector(*cfg, opts...)
-			return sql.OpenDB(adminConnector{connect.NewClassifyingConnector(conn, s.spec, attempt), s}), nil
+			return sql.OpenDB(connect.NewClassifyingConnector(conn, s.spec, attempt)), nil
 		}
 		// A tenant database's connection lives for one or two operations
 		// (TenantPoolIdleClose), so the statement cache that pays off on
@@ -339,24 +323,25 @@ func connectError(spec connect.Spec, err error) error {
 // statements that act on schemas and tables). Call release when done. Idle
 // pools stay open for TenantPoolIdleClose, so an operation's next
 // statement (or the next resource's, in the same database) finds its
-// connection; when every slot the admin pool leaves is taken, the least
-// recently used idle pool is closed, else the caller waits for one.
+// connection; when all TenantConns are open, the least recently used idle
+// pool is closed (a running operation's last), else the caller waits for
+// one.
 func (s *Session) tenantDB(ctx context.Context, database string) (*sql.DB, func(), error) {
 	s.poolMu.Lock()
 	defer s.poolMu.Unlock()
 	if s.poolFreed == nil {
 		s.poolFreed = sync.NewCond(&s.poolMu)
 	}
-	s.reapLocked(s.tenantSlotsLocked())
+	s.reapLocked(TenantConns)
 	p, ok := s.TenantPools[database]
-	for !ok && len(s.TenantPools) >= s.tenantSlotsLocked() {
+	for !ok && len(s.TenantPools) >= TenantConns {
 		// Every slot is taken: close the least recently used idle pool,
 		// else wait for one. A holder never waits for anything but its
 		// own statement (its admin reads go through its lock's
 		// connection, or the admin pool, which never waits for a tenant
 		// pool), so this cannot deadlock.
 		s.reapLocked(s.idleTenantPoolsLocked() - 1)
-		if len(s.TenantPools) < s.tenantSlotsLocked() {
+		if len(s.TenantPools) < TenantConns {
 			break
 		}
 		s.poolFreed.Wait()
@@ -378,7 +363,6 @@ func (s *Session) tenantDB(ctx context.Context, database string) (*sql.DB, func(
 		p.DB = db
 		s.TenantPools[database] = p
 		s.tenantPoolsPeak = max(s.tenantPoolsPeak, len(s.TenantPools))
-		s.connsPeak = max(s.connsPeak, len(s.TenantPools)+s.adminOpen())
 	}
 	p.InUse++
 	if op, ok := ctx.Value(LockedConnKey{}).(*sql.Conn); ok {
@@ -389,7 +373,7 @@ func (s *Session) tenantDB(ctx context.Context, database string) (*sql.DB, func(
 		defer s.poolMu.Unlock()
 		p.InUse--
 		p.LastUsed = time.Now()
-		s.reapLocked(s.tenantSlotsLocked())
+		s.reapLocked(TenantConns)
 		s.poolFreed.Broadcast()
 	}
 	return p.DB, release, nil
@@ -410,41 +394,6 @@ func (s *Session) opEnded(op *sql.Conn) {
 	s.poolMu.Lock()
 	defer s.poolMu.Unlock()
 	delete(s.liveOps, op)
-}
-
-// adminOpen is how many connections the admin pool has open or opening.
-func (s *Session) adminOpen() int {
-	if s.db == nil {
-		return 0 // the session is opening its first
-	}
-	return s.db.Stats().OpenConnections
-}
-
-// tenantSlotsLocked is how many tenant-database connections may be open
-// now: what the admin pool leaves of MaxServerConns.
-func (s *Session) tenantSlotsLocked() int {
-	return max(MaxServerConns-s.adminOpen(), MinTenantConns)
-}
-
-// adminConnector opens the admin pool's connections within MaxServerConns:
-// before it dials, idle tenant-database pools make room (least recently
-// used first). It never waits for a tenant pool in use (its holder may be
-// waiting for this very connection); such a pool is done within its
-// statement, and the bound holds again when it is released.
-type adminConnector struct {
-	driver.Connector
-	s *Session
-}
-
-func (c adminConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	s := c.s
-	s.poolMu.Lock()
-	if over := len(s.TenantPools) + s.adminOpen() - MaxServerConns; over > 0 {
-		s.reapLocked(s.idleTenantPoolsLocked() - over)
-	}
-	s.connsPeak = max(s.connsPeak, len(s.TenantPools)+s.adminOpen())
-	s.poolMu.Unlock()
-	return c.Connector.Connect(ctx)
 }
 
 // reapLocked closes the tenant pools idle for longer than
