@@ -490,7 +490,6 @@ func (r *runner) phase(w *workload, round int, ph Phase, cliConfig string, extra
 	var conns0 int
 	var serverCPU0 time.Duration
 	if s.Server {
-		serverCPU0, s.ServerCPUOK = serverCPU(r.srv.srv.PID())
 		r.srv.trimLog(ctx)
 		var err error
 		if mark, err = r.srv.srv.LogMark(ctx); err != nil {
@@ -523,6 +522,11 @@ func (r *runner) phase(w *workload, round int, ph Phase, cliConfig string, extra
 	var tail tailBuffer
 	cmd.Stdout = io.MultiWriter(out, &tail)
 	cmd.Stderr = cmd.Stdout
+	if s.Server {
+		// After the bench's own statements (trimming the log, the marks):
+		// from here on the server works for terraform.
+		serverCPU0, s.ServerCPUOK = serverCPU(r.srv.srv.PID())
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		r.fail(&s, "start terraform: %v", err)

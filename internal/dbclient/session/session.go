@@ -332,6 +332,8 @@ func (s *Session) tenantDB(ctx context.Context, database string) (*sql.DB, func(
 	if s.poolFreed == nil {
 		s.poolFreed = sync.NewCond(&s.poolMu)
 	}
+	// Never more than TenantConns are open, so this closes only the pools
+	// idle past TenantPoolIdleClose (as does release).
 	s.reapLocked(TenantConns)
 	p, ok := s.TenantPools[database]
 	for !ok && len(s.TenantPools) >= TenantConns {
@@ -365,9 +367,7 @@ func (s *Session) tenantDB(ctx context.Context, database string) (*sql.DB, func(
 		s.tenantPoolsPeak = max(s.tenantPoolsPeak, len(s.TenantPools))
 	}
 	p.InUse++
-	if op, ok := ctx.Value(LockedConnKey{}).(*sql.Conn); ok {
-		p.op = op
-	}
+	p.op, _ = ctx.Value(LockedConnKey{}).(*sql.Conn) // nil outside an operation's lock
 	release := func() {
 		s.poolMu.Lock()
 		defer s.poolMu.Unlock()
