@@ -80,6 +80,7 @@ var (
 	HintedVerdict                 = proof.HintedVerdict
 	IsHostKeyRefusal              = connect.IsHostKeyRefusal
 	IsLoginRejected               = session.IsLoginRejected
+	IsUnreachable                 = session.IsUnreachable
 	MismatchWhy                   = proof.MismatchWhy
 	MismatchWhyFor                = proof.MismatchWhyFor
 	NewClientCert                 = connect.NewClientCert

@@ -301,6 +301,17 @@ func (s accServer) gettingStarted(t *testing.T, blocks map[string]string, userEn
 		legacy = append(legacy, fmt.Sprintf("legacy_%02d", i))
 		s.exec(t, "", "CREATE DATABASE "+s.ident(legacy[i-1]))
 	}
+	// A pull request's plan declaring one as a new tenant: refused at
+	// plan time, naming it, with the import block; nothing made.
+	write(t, filepath.Join(dir, "taken.tf"), blocks["taken.tf"])
+	out, err = tryEnv(dir, env, "bash", "-euo", "pipefail", "-c", blocks["taken-plan"])
+	if err == nil {
+		t.Fatalf("guide step \"taken-plan\": the plan of a taken name succeeded:\n%s", out)
+	}
+	requireOutput(t, "taken-plan", out, `DatabasePreExists: database "legacy_01"`, "tenantdb_tenant_database.new_tenant", "import {")
+	if err := os.Remove(filepath.Join(dir, "taken.tf")); err != nil {
+		t.Fatal(err)
+	}
 	write(t, filepath.Join(dir, "adopt.tf"), blocks["adopt.tf"])
 	out = runBlock(t, dir, env, "adopt", blocks["adopt"])
 	changed := "20" // the apply gives each imported database its claim mark (an in-place update)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -44,6 +45,9 @@ type providerData struct {
 	// grantServerFor replaces connect for tenantdb_tenant_grant when set
 	// (unit tests: a fake server); nil in the provider.
 	grantServerFor func(ctx context.Context, ref serverRef) (grantServer, error)
+	// preflights: each server's plan-time connection, tried once per
+	// process (preflight.go).
+	preflights sync.Map
 }
 
 // grantServer is what tenantdb_tenant_grant calls on a server: every

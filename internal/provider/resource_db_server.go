@@ -216,12 +216,21 @@ func (r *dbServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		plan.CAFingerprint = caFingerprint(plan.TLS.ValueString(), ca)
 	}
 	planClientCert(&plan, r.data, &resp.Diagnostics)
+	reached := req.State.Raw.IsNull()
 	// A changed connection means flavor and version are read again.
 	if !req.State.Raw.IsNull() {
 		var state dbServerModel
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 		if !plan.Host.Equal(state.Host) || !plan.Port.Equal(state.Port) {
 			plan.Flavor, plan.Version = types.StringUnknown(), types.StringUnknown()
+		}
+		reached = !plan.Ref.Equal(state.Ref)
+	}
+	// A new server, or one reached another way: the plan tests it as the
+	// apply will (version, TLS, the admin's login and rights).
+	if reached && !resp.Diagnostics.HasError() && !plan.Ref.IsUnknown() {
+		if ref, ok, _ := refFromModel(ctx, plan.refModel()); ok {
+			r.data.preflightAdmin(ctx, ref, &resp.Diagnostics)
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)

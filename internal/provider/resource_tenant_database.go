@@ -190,6 +190,7 @@ func (r *tenantDatabaseResource) ModifyPlan(ctx context.Context, req resource.Mo
 			return
 		}
 		plan.ID = types.StringValue(ref.Name + "/" + plan.Name.ValueString())
+		r.data.preflightDatabase(ctx, ref, plan, &resp.Diagnostics)
 		resp.Diagnostics.Append(encodeModel(ctx, &plan, &resp.Plan.Raw)...)
 		return
 	}

@@ -210,10 +210,13 @@ func (r *tenantGrantResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if !ok {
 		return
 	}
-	_, diags := grantRules(ctx, ref, plan, true)
+	t, diags := grantRules(ctx, ref, plan, true)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if req.State.Raw.IsNull() && !plan.Host.IsUnknown() {
+		r.data.preflightGrant(ctx, t, &resp.Diagnostics)
 	}
 	if !req.State.Raw.IsNull() {
 		var state tenantGrantModel

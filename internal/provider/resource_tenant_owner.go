@@ -285,7 +285,7 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if !ok {
 		return
 	}
-	_, diags := ownerRules(ctx, ref, plan)
+	t, diags := ownerRules(ctx, ref, plan)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -294,6 +294,9 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 		plan.ID = types.StringValue(loginID(ref, plan.Database.ValueString(), plan.Username.ValueString(), plan.Host))
 	}
 	if req.State.Raw.IsNull() {
+		if !plan.Host.IsUnknown() {
+			r.data.preflightOwner(ctx, t, &resp.Diagnostics)
+		}
 		plan.UserCreated = types.BoolUnknown()
 		plan.PreviousUsername = types.StringNull()
 		plan.PreviousRetained = types.BoolValue(false)

@@ -320,3 +320,18 @@ func PGDetail(err error) string {
 	}
 	return ""
 }
+
+// IsUnreachable reports a server that could not be reached, or answered
+// only that it is unavailable (PrimaryUnavailable after the retries, or an
+// error a retry could still cure), as opposed to one that was reached and
+// said no (a login rejected, a TLS verification, an unsupported version):
+// a plan-time check skips the first, with a warning, and reports the
+// second, since the apply would fail the same way.
+func IsUnreachable(err error) bool {
+	var refusal *ddl.Error
+	if errors.As(err, &refusal) {
+		return refusal.Reason == ddl.PrimaryUnavailable
+	}
+	c := Classify(err)
+	return c == connect.ClassTransient || c == connect.ClassOutcomeUnknown
+}

@@ -83,6 +83,11 @@ type Server struct {
 	sess   *session.Session
 	proof  *proof.Server
 	info   ddl.ServerInfo
+
+	// settingsChecked: the plan-time verdicts on database settings, by
+	// character set and collation (preflight.go).
+	settingsMu      sync.Mutex
+	settingsChecked map[[2]string]error
 }
 
 // Info is the detected flavor and version.

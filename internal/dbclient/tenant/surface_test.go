@@ -43,7 +43,10 @@ var serverSurface = []string{
 	"MarkImportedDatabase", // writes a claim mark only while the comment is still the one recorded, under the lock
 	"RecordEarlierLogin",   // a ledger row for an earlier version's MySQL owner, only while its ATTRIBUTE names the recorded claim, under the lock
 	"Owner",
-	"OwnerMarkProves", // read-only: whether a MariaDB login carries its database's owner mark
+	"OwnerMarkProves",   // read-only: whether a MariaDB login carries its database's owner mark
+	"PreflightDatabase", // read-only: what a database's create would refuse, at plan time (preflight.go)
+	"PreflightGrant",    // read-only: what a grant's create would refuse, at plan time
+	"PreflightOwner",    // read-only: what an owner's create would refuse, at plan time
 	"ReadGrant",
 	"RevokeGrant",
 	"RevokeImportedOwner",       // revokes only: an imported owner's privileges on its database, keeping the login (identity-checked like DropOwner)

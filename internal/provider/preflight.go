@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
+)
+
+// The plan-time preflight: `terraform plan` of a create (and of a new or
+// moved tenantdb_db_server) reads what the apply's first checks read and
+// reports the same refusals, so a pull request's plan shows a taken name
+// before the merge. It is a preview: the apply checks everything again.
+// The checks themselves are dbclient's (tenant/preflight.go); this file
+// decides when a plan connects and how a failure to connect is reported.
+
+// preflightConn is one server's plan-time connection in this provider
+// process, tried once: a plan of 500 creates on an unreachable server
+// waits for one connection's retries, not 500.
+type preflightConn struct {
+	once sync.Once
+	srv  *dbclient.Server
+	err  error
+}
+
+// Summaries of the preflight's own diagnostics (the object is in the
+// detail, so Terraform folds one per server and plan into one block).
+const (
+	summaryPreflightSkipped = "Plan-time checks skipped: the server could not be reached"
+	summaryPreflightFailed  = "Plan-time checks failed: the server refused the admin's connection"
+)
+
+// preflightServer returns the server to check object's create against at
+// plan time, or false when the plan checks nothing:
+//   - settings not known yet (a server from a resource not yet created,
+//     an admin password or CA from a value known only after apply):
+//     silently, the apply checks;
+//   - the server not reachable (refused, timed out, unavailable after the
+//     retries): a warning, since it may be by the apply;
+//   - the server reached and saying no (the admin's login rejected, TLS
+//     verification, the other engine's port, a host name that does not
+//     resolve, an unsupported version, a bastion's host key): an error,
+//     since the apply would fail the same way.
+func (d *providerData) preflightServer(ctx context.Context, ref serverRef, object string, diags *diag.Diagnostics) (*dbclient.Server, bool) {
+	if d == nil || d.registry == nil || !d.preflightKnown(ref) {
+		return nil, false
+	}
+	v, _ := d.preflights.LoadOrStore(ref.encode(), &preflightConn{})
+	c := v.(*preflightConn)
+	c.once.Do(func() { c.srv, c.err = d.connect(ctx, ref) })
+	switch {
+	case c.err == nil:
+		return c.srv, true
+	case dbclient.IsUnreachable(c.err):
+		diags.AddWarning(summaryPreflightSkipped, fmt.Sprintf("%s: %v\n\nThe plan could not check what the apply would "+
+			"refuse; the apply connects again and checks everything before it changes anything.", object, c.err))
+	default:
+		var refusal *ddl.Error
+		if errors.As(c.err, &refusal) {
+			addError(diags, fmt.Sprintf("check %s at plan time (the apply would fail the same way)", object), c.err)
+		} else {
+			diags.AddError(summaryPreflightFailed, fmt.Sprintf("%s: %v\n\nThe apply would fail the same way: fix "+
+				"the server's settings or the admin's credentials first.", object, c.err))
+		}
+	}
+	return nil, false
+}
+
+// preflightKnown reports whether everything a connection to ref needs is
+// known at plan time: an admin password (or a cloud IAM login) and, for
+// verify-ca/verify-full, the CA. A value known only after apply skips the
+// preflight silently; one that is missing altogether does not (connect
+// then says what to set, as the apply would).
+func (d *providerData) preflightKnown(ref serverRef) bool {
+	if !ref.Auth.IAM() {
+		if _, _, err := d.adminPassword(ref.Name); err != nil && d.unknown {
+			return false
+		}
+	}
+	if verifies(ref.TLS) {
+		if _, known := d.caCert(ref.Name); !known {
+			return false
+		}
+	}
+	return true
+}
+
+// reportPreflight adds what a preflight check found: a refusal as the
+// apply would report it (its reason word first), any other read failure
+// as a warning (the plan goes on; the apply checks).
+func reportPreflight(diags *diag.Diagnostics, doing string, err error) {
+	if err == nil {
+		return
+	}
+	var refusal *ddl.Error
+	if errors.As(err, &refusal) && refusal.Reason != ddl.PrimaryUnavailable {
+		diags.AddError(refusal.Summary(), refusal.Detail()+"\n\n(found at plan time, while checking "+doing+
+			"; nothing was created, and the apply checks again)")
+		return
+	}
+	diags.AddWarning(summaryPreflightSkipped, fmt.Sprintf("%s: %v\n\nThe apply checks everything again before it "+
+		"changes anything.", doing, err))
+}
+
+// preflightDatabase checks a planned tenant database create.
+func (d *providerData) preflightDatabase(ctx context.Context, ref serverRef, plan tenantDatabaseModel, diags *diag.Diagnostics) {
+	if plan.Name.IsUnknown() {
+		return
+	}
+	db, err := ddl.NewDatabaseName(ref.engine(), plan.Name.ValueString())
+	if err != nil {
+		return // refused by the plan's own rules
+	}
+	cs, co, err := charsetAndCollation(plan)
+	if err != nil {
+		return
+	}
+	object := fmt.Sprintf("the create of database %q on server %q", db, ref.Name)
+	srv, ok := d.preflightServer(ctx, ref, object, diags)
+	if !ok {
+		return
+	}
+	if err := ddl.CheckNameCase(srv.Info(), ref.Name, db); err != nil {
+		reportPreflight(diags, object, err)
+		return
+	}
+	reportPreflight(diags, object, srv.PreflightDatabase(ctx, db, cs, co))
+}
+
+// preflightOwner checks a planned owner create.
+func (d *providerData) preflightOwner(ctx context.Context, t ownerTarget, diags *diag.Diagnostics) {
+	if t.db.IsZero() || t.user.IsZero() {
+		return
+	}
+	object := fmt.Sprintf("the create of owner login %q for database %q on server %q", t.user, t.db, t.ref.Name)
+	srv, ok := d.preflightServer(ctx, t.ref, object, diags)
+	if !ok {
+		return
+	}
+	reportPreflight(diags, object, srv.PreflightOwner(ctx, t.db, t.user))
+}
+
+// preflightGrant checks a planned grant create. A missing principal is a
+// warning here (the same apply may create it through another resource)
+// and stays an error at apply.
+func (d *providerData) preflightGrant(ctx context.Context, t grantTarget, diags *diag.Diagnostics) {
+	if t.db.IsZero() || t.user.IsZero() {
+		return
+	}
+	object := fmt.Sprintf("the grant on database %q to %q on server %q", t.db, t.user, t.ref.Name)
+	srv, ok := d.preflightServer(ctx, t.ref, object, diags)
+	if !ok {
+		return
+	}
+	missing, err := srv.PreflightGrant(ctx, t.user)
+	reportPreflight(diags, object, err)
+	var refusal *ddl.Error
+	if errors.As(missing, &refusal) {
+		diags.AddWarning(fmt.Sprintf("%s: the principal does not exist yet", refusal.Reason), fmt.Sprintf("%s: %s\n\n"+
+			"The plan goes on: the same apply may create it through another resource. If it still does not exist "+
+			"when the grant is applied, the apply refuses the grant (%s) and changes nothing.\n\n%s",
+			object, refusal.Why, refusal.Reason, refusal.Fix))
+	}
+}
+
+// preflightAdmin tests a new (or newly reached) server at plan time as its
+// create will: the version (UnsupportedServer), TLS and the admin's login
+// when connecting, then the admin's rights (MissingAdminRights with the
+// statements that grant them; the over-privileged warning).
+func (d *providerData) preflightAdmin(ctx context.Context, ref serverRef, diags *diag.Diagnostics) {
+	object := fmt.Sprintf("server %q", ref.Name)
+	srv, ok := d.preflightServer(ctx, ref, object, diags)
+	if !ok {
+		return
+	}
+	excess, err := srv.CheckAdminRights(ctx)
+	if err != nil {
+		reportPreflight(diags, object, err)
+		return
+	}
+	if !excess.Empty() {
+		addAdminOverPrivilegedWarning(diags, ref.Name, excess.Detail(ddl.AdminAccount{User: ref.Username}))
+	}
+}
