@@ -441,8 +441,9 @@ func TestAccTrust_preExistingOwnerNamesDatabase(t *testing.T) {
 
 // TestAccTrust_passwordPolicyOnBump (item 13, MariaDB, a server of its
 // own with simple_password_check): a password_wo_version bump to a password
-// the policy refuses fails with MariaDB's 1396 explained as the policy,
-// with its settings; the login keeps its old password.
+// the policy's variables refuse fails at plan; one only the server can
+// judge fails at apply with MariaDB's 1396 explained as the policy, with
+// its settings; the login keeps its old password.
 func TestAccTrust_passwordPolicyOnBump(t *testing.T) {
 	s := secondServer(t, testAccServerOnly(t, "mariadb", "MariaDB's simple_password_check plugin and its 1396 (MySQL's validate_password: TestAccMySQL_serverSettings)"))
 	s.exec(t, "", "INSTALL SONAME 'simple_password_check'")
@@ -455,8 +456,16 @@ func TestAccTrust_passwordPolicyOnBump(t *testing.T) {
 	w := newCLIWorkspace(t)
 	w.write(s.serverHCL("") + ownerHCL(db, user, strong, 1, ""))
 	w.run("apply", "-auto-approve").mustSucceed(t, "create with a strong password")
+	// What the policy's variables decide, the plan refuses (issue 57).
 	w.write(s.serverHCL("") + ownerHCL(db, user, "weak", 2, ""))
-	r := w.run("apply", "-auto-approve").mustFail(t, "a bump to a weak password")
+	r := w.run("plan").mustFail(t, "the plan of a bump to a weak password")
+	if d := r.requireDiag(t, "error", summaryPasswordPolicy); !strings.Contains(d.Detail, "simple_password_check_minimal_length = 8") {
+		t.Fatalf("the plan's refusal does not name the setting the password fails: %q", d.Detail)
+	}
+	// What they cannot (the character classes of a password that is not
+	// ASCII: the server's own), the server refuses at apply: no digit.
+	w.write(s.serverHCL("") + ownerHCL(db, user, "ééééééé-Ü", 2, ""))
+	r = w.run("apply", "-auto-approve").mustFail(t, "a bump to a password without a digit")
 	if !strings.Contains(r.Output, "password policy") || !strings.Contains(r.Output, "1396") ||
 		!strings.Contains(r.Output, "simple_password_check_minimal_length") {
 		t.Fatalf("the error does not say the policy refused the password (with MariaDB's 1396 and the settings):\n%s", r.Output)

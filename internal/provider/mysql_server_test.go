@@ -311,6 +311,11 @@ func requirePasswordPolicy(t *testing.T, s accServer, prefix, setting string) {
 	if !strings.Contains(r.Output, setting) {
 		t.Fatalf("the error does not give the policy's settings (%s):\n%s", setting, r.Output)
 	}
+	// The plan found it, from the policy's variables (issue 57): the
+	// password never reached the server.
+	if !strings.Contains(r.Output, summaryPasswordPolicy) || !strings.Contains(r.Output, "Found at plan time") {
+		t.Fatalf("the refusal did not come from the plan:\n%s", r.Output)
+	}
 	if strings.Contains(r.Output, "PrimaryUnavailable") {
 		t.Fatalf("a policy rejection was reported as an unavailable server:\n%s", r.Output)
 	}

@@ -9,6 +9,9 @@ import (
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
@@ -188,4 +191,37 @@ func (d *providerData) preflightAdmin(ctx context.Context, ref serverRef, diags 
 	if !excess.Empty() {
 		addAdminOverPrivilegedWarning(diags, ref.Name, excess.Detail(ddl.AdminAccount{User: ref.Username}))
 	}
+}
+
+// summaryPasswordPolicy: a write-only password the server's policy would
+// reject, found at plan time.
+const summaryPasswordPolicy = "The server's password policy would reject the password"
+
+// preflightPassword checks the write-only password a create or rotation
+// sets against the server's password policy, as far as its variables
+// allow (dbclient's PreflightPassword): never sent, never quoted.
+func (d *providerData) preflightPassword(ctx context.Context, t ownerTarget, cfg tfsdk.Config, diags *diag.Diagnostics) {
+	if t.user.IsZero() || t.ref.engine() == ddl.EnginePostgres {
+		return
+	}
+	var raw types.String
+	if cfg.GetAttribute(ctx, path.Root("password_wo"), &raw).HasError() || raw.IsNull() || raw.IsUnknown() {
+		return
+	}
+	pw, err := ddl.NewPassword(raw.ValueString())
+	if err != nil {
+		return // the apply's own validation reports it
+	}
+	object := fmt.Sprintf("the password of owner login %q on server %q", t.user, t.ref.Name)
+	srv, ok := d.preflightServer(ctx, t.ref, object, diags)
+	if !ok {
+		return
+	}
+	err = srv.PreflightPassword(ctx, t.user, pw)
+	var policy *ddl.PasswordPolicyError
+	if errors.As(err, &policy) {
+		diags.AddAttributeError(path.Root("password_wo"), summaryPasswordPolicy, policy.Error())
+		return
+	}
+	reportPreflight(diags, object, err)
 }

@@ -296,6 +296,7 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if req.State.Raw.IsNull() {
 		if !plan.Host.IsUnknown() {
 			r.data.preflightOwner(ctx, t, &resp.Diagnostics)
+			r.data.preflightPassword(ctx, t, req.Config, &resp.Diagnostics)
 		}
 		plan.UserCreated = types.BoolUnknown()
 		plan.PreviousUsername = types.StringNull()
@@ -329,6 +330,9 @@ func (r *tenantOwnerResource) ModifyPlan(ctx context.Context, req resource.Modif
 	// A rotation, or a pending drop of a rotated-out login, decides
 	// previous_username only when applied.
 	moved := !plan.Username.Equal(state.Username) || !sameHost(plan.Host, state.Host)
+	if (moved || !plan.PasswordWOVersion.Equal(state.PasswordWOVersion)) && !plan.Host.IsUnknown() {
+		r.data.preflightPassword(ctx, t, req.Config, &resp.Diagnostics) // a rotation sets the password
+	}
 	if moved || !state.PreviousUsername.IsNull() {
 		plan.PreviousUsername = types.StringUnknown()
 		if moved {

@@ -37,9 +37,25 @@ func (s *Session) AlterUserPolicyError(ctx context.Context, user string, err err
 // passwordPolicy lists the password-validation settings the server has,
 // read from its variables (never a password).
 func (s *Session) passwordPolicy(ctx context.Context) string {
-	policy := "(its settings could not be read)"
-	var settings []string
-	qerr := s.Query(context.WithoutCancel(ctx), func(ctx context.Context, q Queryer) error {
+	settings, err := s.PasswordPolicySettings(context.WithoutCancel(ctx))
+	switch {
+	case err != nil:
+		return "(its settings could not be read)"
+	case len(settings) == 0:
+		return "(no password-validation variable is set)"
+	}
+	parts := make([]string, len(settings))
+	for i, kv := range settings {
+		parts[i] = kv[0] + " = " + printableName(kv[1])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// PasswordPolicySettings reads the server's password-validation variables
+// (lower-case name, value; MySQL/MariaDB), in name order.
+func (s *Session) PasswordPolicySettings(ctx context.Context) ([][2]string, error) {
+	var settings [][2]string
+	err := s.Query(ctx, func(ctx context.Context, q Queryer) error {
 		settings = nil
 		// MySQL 8+ has no information_schema.GLOBAL_VARIABLES; its
 		// performance_schema table answers even with performance_schema off.
@@ -63,15 +79,9 @@ WHERE VARIABLE_NAME LIKE 'SIMPLE!_PASSWORD!_CHECK%' ESCAPE '!' OR VARIABLE_NAME 
 			if err := rows.Scan(&k, &v); err != nil {
 				return err
 			}
-			settings = append(settings, k+" = "+printableName(v))
+			settings = append(settings, [2]string{k, v})
 		}
 		return rows.Err()
 	})
-	if qerr == nil && len(settings) > 0 {
-		policy = strings.Join(settings, ", ")
-	}
-	if qerr == nil && len(settings) == 0 {
-		policy = "(no password-validation variable is set)"
-	}
-	return policy
+	return settings, err
 }

@@ -88,6 +88,10 @@ type Server struct {
 	// character set and collation (preflight.go).
 	settingsMu      sync.Mutex
 	settingsChecked map[[2]string]error
+	// passwordPolicy: the server's password-validation variables, read
+	// once per process by the first plan-time password check.
+	policyMu sync.Mutex
+	policy   *ddl.PasswordPolicy
 }
 
 // Info is the detected flavor and version.

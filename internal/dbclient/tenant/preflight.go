@@ -146,3 +146,30 @@ func (s *Server) PreflightGrant(ctx context.Context, user ddl.Username) (missing
 	}
 	return ddl.ErrGrantUserMissing(s.spec.Name, user), nil
 }
+
+// PreflightPassword reports a password the server's validation plugin
+// would certainly reject (MySQL's validate_password, MariaDB's
+// simple_password_check: ddl.PasswordPolicy), judged against the server's
+// variables, read once per process; the password is never sent at plan
+// time. PostgreSQL has no policy a read can see (passwordcheck, where
+// loaded, has no settings, and never sees the SCRAM verifier tenantdb
+// sends): the apply sets it.
+func (s *Server) PreflightPassword(ctx context.Context, user ddl.Username, pw ddl.Password) error {
+	if s.info.Flavor == ddl.FlavorPostgres || s.proof.Wrote() {
+		return nil
+	}
+	s.policyMu.Lock()
+	defer s.policyMu.Unlock()
+	if s.policy == nil {
+		settings, err := s.sess.PasswordPolicySettings(ctx)
+		if err != nil {
+			return err
+		}
+		p := ddl.ParsePasswordPolicy(settings)
+		s.policy = &p
+	}
+	if unmet := s.policy.Unmet(pw); len(unmet) > 0 {
+		return s.policy.ErrPasswordPolicy(s.spec.Name, user, unmet)
+	}
+	return nil
+}

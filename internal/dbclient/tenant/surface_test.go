@@ -47,6 +47,7 @@ var serverSurface = []string{
 	"PreflightDatabase", // read-only: what a database's create would refuse, at plan time (preflight.go)
 	"PreflightGrant",    // read-only: what a grant's create would refuse, at plan time
 	"PreflightOwner",    // read-only: what an owner's create would refuse, at plan time
+	"PreflightPassword", // read-only: a password the server's policy would refuse, judged from its variables at plan time
 	"ReadGrant",
 	"RevokeGrant",
 	"RevokeImportedOwner",       // revokes only: an imported owner's privileges on its database, keeping the login (identity-checked like DropOwner)
