@@ -45,8 +45,8 @@ func pinsConfig(s accServer, bastions map[string]*testserver.SSHD, pins map[stri
 // TestAccSSHBastion_pins: host-key pins through real terraform (issue 60
 // items 1, 2, 4 and 5), on a real OpenSSH bastion with the three host key
 // types OpenSSH installs and a host certificate on its ed25519 key. Each
-// pin is proven by a refresh (a plan of an existing server connects; a
-// plan of creates would not): the server is created pinning the ed25519
+// pin is proven by a refresh (a plan of an existing server connects
+// through the bastion; so does a plan of creates, issue 57): the server is created pinning the ed25519
 // known_hosts line alone, then the ecdsa line alone, the rsa key's
 // fingerprint alone and an @cert-authority line each refresh with an
 // empty plan; @revoked with the same key's fingerprint fails the plan

@@ -85,9 +85,15 @@ func TestAccGuideBastion(t *testing.T) {
 			w.setVar("bastion_key", d.ClientKeyPEM)
 			w.setVar("admin_password", s.Admin.Password)
 
-			// A plan of creates connects nowhere: the bastion down changes nothing.
+			// A plan of creates checks them through the bastion (issue 57's
+			// preflight): with the bastion down, a warning naming it, and
+			// the plan goes on.
 			d.Kill(t)
-			w.run("plan").mustSucceed(t, "a plan of creates with the bastion down (the guide: it does not reach the bastion)")
+			downPlan := w.run("plan").mustSucceed(t, "a plan of creates with the bastion down (the guide: a warning, the plan goes on)")
+			if dg := downPlan.requireDiag(t, "warning", summaryPreflightSkipped); !strings.Contains(strings.Join(strings.Fields(dg.Detail), " "),
+				fmt.Sprintf("the SSH bastion 127.0.0.1:%d cannot be reached", d.Port)) {
+				t.Fatalf("the plan's warning does not name the bastion: %q", dg.Detail)
+			}
 			d.Start(t)
 
 			apply := replaceIn(t, blocks["bastion-apply"], "~/.ssh/tenantdb_bastion", "bastion-key")
