@@ -86,6 +86,9 @@ type Phase struct {
 
 // Phases, in the order each workload runs them.
 var Phases = []Phase{
+	// A plan of every create, on an empty state: what a pull request's
+	// plan costs (tenantdb reads what the creates would meet: issue 57).
+	{"planc", "plan of creates"},
 	{"create", "create (apply)"},
 	{"plan", "no-op plan"},
 	{"apply", "no-op apply"},
@@ -476,7 +479,7 @@ func (r *runner) phase(w *workload, round int, ph Phase, cliConfig string, extra
 	switch ph.Key {
 	case "create", "apply":
 		args = []string{"apply", "-auto-approve"}
-	case "plan":
+	case "plan", "planc":
 		args = []string{"plan", "-detailed-exitcode"}
 	case "destroy":
 		args = []string{"destroy", "-auto-approve"}
@@ -575,6 +578,10 @@ func (r *runner) phase(w *workload, round int, ph Phase, cliConfig string, extra
 	switch {
 	case ph.Key == "plan" && code == 2:
 		r.fail(&s, "the no-op plan is not empty: %s", lastLines(text, 12))
+	case ph.Key == "planc":
+		if want := fmt.Sprintf("Plan: %d to add, 0 to change, 0 to destroy", w.resources(r.cfg.Tenants)); code != 2 || !strings.Contains(text, want) {
+			r.fail(&s, "the plan of creates exited %d without %q: %s", code, want, lastLines(text, 12))
+		}
 	case code != 0:
 		r.fail(&s, "terraform %s exited %d: %s", args[0], code, lastLines(text, 12))
 	case ph.Key == "create":
@@ -618,7 +625,7 @@ func (r *runner) phase(w *workload, round int, ph Phase, cliConfig string, extra
 				if r.cfg.Keep {
 					r.saveStatements(w, round, ph, stmts)
 				}
-				if w.strict && (ph.Key == "plan" || ph.Key == "apply") && s.Stmts.DDL > 0 {
+				if w.strict && (ph.Key == "plan" || ph.Key == "apply" || ph.Key == "planc") && s.Stmts.DDL > 0 {
 					var ddl []string
 					for _, st := range stmts {
 						if testserver.IsDDL(r.engine, st.Text) && len(ddl) < 3 {
@@ -814,4 +821,14 @@ func gitRevision(root string) string {
 		rev += "+changes"
 	}
 	return rev
+}
+
+// phaseOf is the phase with key.
+func phaseOf(key string) Phase {
+	for _, ph := range Phases {
+		if ph.Key == key {
+			return ph
+		}
+	}
+	panic("no bench phase " + key)
 }

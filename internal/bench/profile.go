@@ -56,16 +56,16 @@ func (r *runner) profile(w *workload) *ProfileSummary {
 		sum.Err = err.Error()
 		return sum
 	}
-	create := r.phase(w, 0, Phases[0], r.cliConfig, nil)
+	create := r.phase(w, 0, phaseOf("create"), r.cliConfig, nil)
 	if create.Failed == "" {
-		sum.Plan = r.phase(w, 0, Phases[1], r.profileCLIConfig, []string{ProfileEnv + "=" + sum.Dir})
+		sum.Plan = r.phase(w, 0, phaseOf("plan"), r.profileCLIConfig, []string{ProfileEnv + "=" + sum.Dir})
 		if sum.Plan.Failed != "" {
 			sum.Err = "the profiled plan failed: " + sum.Plan.Failed
 		}
 	} else {
 		sum.Err = "create failed: " + create.Failed
 	}
-	if d := r.phase(w, 0, Phases[3], r.cliConfig, nil); d.Failed != "" {
+	if d := r.phase(w, 0, phaseOf("destroy"), r.cliConfig, nil); d.Failed != "" {
 		r.res.Failures = append(r.res.Failures, "profile destroy: "+d.Failed)
 	}
 	if sum.Err != "" {
