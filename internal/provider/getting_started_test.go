@@ -33,7 +33,7 @@ const gettingStartedGuide = "../../templates/guides/getting-started.md.tmpl"
 // it does not know, or a known one that is gone, fails the test.
 var gettingStartedBlocks = []string{
 	"install", "grantee-mysql", "grantee-postgres", "main.tf", "env", "apply",
-	"check-mysql", "check-postgres", "adopt.tf", "adopt", "plan", "destroy",
+	"check-mysql", "check-postgres", "taken.tf", "taken-plan", "adopt.tf", "adopt", "plan", "destroy",
 }
 
 var markedBlockRE = regexp.MustCompile("(?m)^<!-- test: ([a-z.-]+) -->\\n```[a-z]*\\n((?s:.*?))^```$")

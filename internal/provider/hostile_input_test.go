@@ -802,7 +802,9 @@ resource "tenantdb_tenant_owner" "late" {
 				// PostgreSQL 15: "invalid locale name"; 16+: "invalid LC_COLLATE locale name".
 				serverRefused, serverSays = `collation = "C.--"`, `invalid (LC_[A-Z]+ )?locale name`
 			} else {
-				serverRefused, serverSays = `character_set = "unicode"`, `Unknown character set`
+				// MySQL/MariaDB: the plan asks the server (issue 57's
+				// preflight) and refuses with its error number.
+				serverRefused, serverSays = `character_set = "unicode"`, `InvalidIdentifier: character set \\"unicode\\" on server.*1115`
 			}
 			odd := base + "_odd"
 			w.write(baseHCL + tenantDatabaseHCL(odd, serverRefused))

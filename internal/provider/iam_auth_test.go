@@ -364,7 +364,8 @@ func (s iamServer) tlsOnly(token string) error {
 // TestAccIAMAuth_refusedAtPlan: with a cloud method, tls = "disable", an
 // admin_passwords entry and the environment fallback are refused at plan
 // time (no server is reached: the port is closed); a token that cannot be
-// had (no AWS credentials anywhere in the chain) fails the apply with an
+// had (no AWS credentials anywhere in the chain) fails the plan of the
+// server's create (its preflight connects as the apply would) with an
 // error naming AWS and the chain step, not a database error.
 func TestAccIAMAuth_refusedAtPlan(t *testing.T) {
 	skipInStandInRun(t, "refused at plan (the port closed) or by the token's source, before any server")
@@ -399,7 +400,7 @@ resource "tenantdb_db_server" "main" {
 			{Config: server("iamenv", ""), PlanOnly: true, ExpectError: regexp.MustCompile(`TENANTDB_ADMIN_PASSWORD_IAMENV\s+is\s+set`)},
 			{
 				Config:      server("iamnocreds", ""),
-				ExpectError: regexp.MustCompile(`(?s)token: server "iamnocreds": AWS: cannot get a login token.*retrieving\s+credentials\s+from\s+the\s+default\s+chain`),
+				ExpectError: regexp.MustCompile(`(?s)token:\s+server\s+"iamnocreds":\s+AWS:\s+cannot\s+get\s+a\s+login\s+token.*retrieving\s+credentials\s+from\s+the\s+default\s+chain`),
 			},
 		},
 	})

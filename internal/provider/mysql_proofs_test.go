@@ -265,7 +265,11 @@ func TestAccMySQLProofs_selfWrittenOpenMark(t *testing.T) {
 			t.Fatal(err)
 		}
 
+		// The database first: the owner's refusal comes from the plan
+		// (issue 57's preflight), which makes nothing.
 		w := newCLIWorkspace(t)
+		w.write(s.serverHCL("") + deleteDatabaseHCL(db, ""))
+		w.run("apply", "-auto-approve").mustSucceed(t, "the tenant database")
 		w.write(s.serverHCL("") + deleteDatabaseHCL(db, "") + trustOwnerHCL(login))
 		mark := s.MarkLog(t)
 		w.run("apply", "-auto-approve").mustFail(t, "declaring the self-marked login as owner").

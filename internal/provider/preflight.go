@@ -42,6 +42,8 @@ const (
 
 // preflightServer returns the server to check object's create against at
 // plan time, or false when the plan checks nothing:
+//   - a destroy (the normal plan Terraform runs before a destroy plan must
+//     not fail over a create: terraform_command.go): silently;
 //   - settings not known yet (a server from a resource not yet created,
 //     an admin password or CA from a value known only after apply):
 //     silently, the apply checks;
@@ -52,7 +54,7 @@ const (
 //     resolve, an unsupported version, a bastion's host key): an error,
 //     since the apply would fail the same way.
 func (d *providerData) preflightServer(ctx context.Context, ref serverRef, object string, diags *diag.Diagnostics) (*dbclient.Server, bool) {
-	if d == nil || d.registry == nil || !d.preflightKnown(ref) {
+	if d == nil || d.registry == nil || !d.preflightKnown(ref) || terraformDestroying() {
 		return nil, false
 	}
 	v, _ := d.preflights.LoadOrStore(ref.encode(), &preflightConn{})

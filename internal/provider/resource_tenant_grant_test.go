@@ -5,6 +5,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -421,6 +422,10 @@ func TestAccTenantGrant_refusals(t *testing.T) {
 			if engine == "postgres" {
 				system = "postgres"
 			}
+			otherPort := closedPort(t)
+			envMu.Lock()
+			os.Setenv(AdminPasswordEnv(s.name+"2"), s.Admin.Password)
+			envMu.Unlock()
 			steps := []resource.TestStep{
 				{Config: server + dbs + good, ConfigPlanChecks: emptyAfterApply()},
 				refusal(good+other(s.Admin.Username, `["SELECT"]`), `(?s)GrantUserReserved: grant username.*admin\s+login`, "GrantUserReserved (the admin)"),
@@ -443,11 +448,14 @@ func TestAccTenantGrant_refusals(t *testing.T) {
 			steps = append(steps,
 				// The grant's database cannot change.
 				refusal(grantHCL("g", "tenantdb_tenant_database."+db2+".name", user, `["SELECT"]`, ""), `(?s)ImmutableAttribute:\s+the\s+grant's\s+database`, "ImmutableAttribute (database)"),
-				// The grant cannot move to another server name or engine.
-				refusal(s.extraServerHCL("other", s.name+"2", s.Port, s.CAPEM)+
+				// The grant cannot move to another server name or engine
+				// (the other server on a closed port: a new server's
+				// plan-time check only warns that it cannot reach it, and
+				// the grant's plan refuses the move).
+				refusal(s.extraServerHCL("other", s.name+"2", otherPort, s.CAPEM)+
 					strings.Replace(good, "tenantdb_db_server.main.ref", "tenantdb_db_server.other.ref", 1),
 					`(?s)ImmutableAttribute:\s+the\s+server's\s+name\s+of\s+grant`, "ImmutableAttribute (server name)"),
-				refusal(strings.Replace(s.extraServerHCL("other", s.name, s.Port, s.CAPEM), `"`+s.Engine+`"`, `"`+otherEngine(s.Engine)+`"`, 1)+
+				refusal(strings.Replace(s.extraServerHCL("other", s.name, otherPort, s.CAPEM), `"`+s.Engine+`"`, `"`+otherEngine(s.Engine)+`"`, 1)+
 					strings.Replace(good, "tenantdb_db_server.main.ref", "tenantdb_db_server.other.ref", 1),
 					`(?s)ImmutableAttribute:\s+the\s+server's\s+engine\s+of\s+grant`, "ImmutableAttribute (server engine)"),
 				chain.settled(server+dbs+good),
