@@ -47,6 +47,7 @@ const (
 //   - settings not known yet (a server from a resource not yet created,
 //     an admin password or CA from a value known only after apply):
 //     silently, the apply checks;
+//   - no admin password given at all: a warning, as a refresh gives;
 //   - the server not reachable (refused, timed out, unavailable after the
 //     retries): a warning, since it may be by the apply;
 //   - the server reached and saying no (the admin's login rejected, TLS
@@ -56,6 +57,14 @@ const (
 func (d *providerData) preflightServer(ctx context.Context, ref serverRef, object string, diags *diag.Diagnostics) (*dbclient.Server, bool) {
 	if d == nil || d.registry == nil || !d.preflightKnown(ref) || terraformDestroying() {
 		return nil, false
+	}
+	if !ref.Auth.IAM() {
+		if _, _, err := d.adminPassword(ref.Name); err != nil {
+			// As a refresh does: a warning, the plan goes on.
+			diags.AddWarning(summaryPreflightSkipped, fmt.Sprintf("%s: %v\n\nThe plan could not check what the apply "+
+				"would refuse; the apply needs the password too.", object, err))
+			return nil, false
+		}
 	}
 	v, _ := d.preflights.LoadOrStore(ref.encode(), &preflightConn{})
 	c := v.(*preflightConn)
@@ -81,8 +90,8 @@ func (d *providerData) preflightServer(ctx context.Context, ref serverRef, objec
 // preflightKnown reports whether everything a connection to ref needs is
 // known at plan time: an admin password (or a cloud IAM login) and, for
 // verify-ca/verify-full, the CA. A value known only after apply skips the
-// preflight silently; one that is missing altogether does not (connect
-// then says what to set, as the apply would).
+// preflight silently; a password missing altogether is a warning
+// (preflightServer).
 func (d *providerData) preflightKnown(ref serverRef) bool {
 	if !ref.Auth.IAM() {
 		if _, _, err := d.adminPassword(ref.Name); err != nil && d.unknown {

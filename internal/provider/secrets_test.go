@@ -292,7 +292,7 @@ provider "tenantdb" {
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{planScan}},
 				}
 			}
-			refused := `Access denied for user|password authentication failed`
+			refused := `Access\s+denied\s+for\s+user|password\s+authentication\s+failed`
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				ErrorCheck: func(err error) error {
