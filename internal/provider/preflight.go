@@ -67,7 +67,7 @@ func (d *providerData) preflightServer(ctx context.Context, ref serverRef, objec
 		}
 	}
 	v, _ := d.preflights.LoadOrStore(ref.encode(), &preflightConn{})
-	c := v.(*preflightConn)
+	c, _ := v.(*preflightConn) // only preflightConns are stored
 	c.once.Do(func() { c.srv, c.err = d.connect(ctx, ref) })
 	switch {
 	case c.err == nil:
