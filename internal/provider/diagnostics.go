@@ -376,3 +376,58 @@ func addDefinerPendingWarning(diags *diag.Diagnostics, k *dbclient.DefinerKept, 
 		"the next apply then drops the old login. %s A DBA holding them may instead drop it:\n\n  %s",
 		k.User, k.DB, k.Server, k.ObjectList(), k.DB, t.user, definerDropRights, ddl.DropUserStatement(k.User)))
 }
+
+// Summaries of the plan-time preflight's diagnostics (preflight.go): the
+// object is in the detail, so Terraform folds a plan's into one block.
+const (
+	summaryPreflightSkipped = "Plan-time checks skipped: the server could not be reached"
+	summaryPreflightFailed  = "Plan-time checks failed: the server refused the admin's connection"
+	// A write-only password the server's policy would reject.
+	summaryPasswordPolicy = "The server's password policy would reject the password"
+	// A grant's principal missing at plan: a warning (the same apply may
+	// create it), an error at apply.
+	summaryGrantPrincipalMissing = "GrantUserMissing: the principal does not exist yet"
+)
+
+// addPreflightSkippedWarning: the plan could not check object's create
+// (the server not reachable, no admin password); the plan goes on.
+func addPreflightSkippedWarning(diags *diag.Diagnostics, object, detail string) {
+	diags.AddWarning(summaryPreflightSkipped, object+": "+detail)
+}
+
+// addPreflightConnectError: the plan reached the server and it said no (a
+// login rejected, TLS, an unsupported version, a bastion's host key): the
+// apply would fail the same way.
+func addPreflightConnectError(diags *diag.Diagnostics, object string, err error) {
+	var refusal *ddl.Error
+	if errors.As(err, &refusal) {
+		addError(diags, fmt.Sprintf("check %s at plan time (the apply would fail the same way)", object), err)
+		return
+	}
+	diags.AddError(summaryPreflightFailed, fmt.Sprintf("%s: %v\n\nThe apply would fail the same way: fix the server's "+
+		"settings or the admin's credentials first.", object, err))
+}
+
+// addPreflightFinding adds what a preflight check found: a refusal as the
+// apply would report it (its reason word first), any other read failure
+// as a warning (the plan goes on; the apply checks).
+func addPreflightFinding(diags *diag.Diagnostics, doing string, err error) {
+	if err == nil {
+		return
+	}
+	var refusal *ddl.Error
+	if errors.As(err, &refusal) && refusal.Reason != ddl.PrimaryUnavailable {
+		diags.AddError(refusal.Summary(), refusal.Detail()+"\n\n(found at plan time, while checking "+doing+
+			"; nothing was created, and the apply checks again)")
+		return
+	}
+	addPreflightSkippedWarning(diags, doing, fmt.Sprintf("%v\n\nThe apply checks everything again before it changes anything.", err))
+}
+
+// addGrantPrincipalMissingWarning: at plan, a grant's principal does not
+// exist (yet).
+func addGrantPrincipalMissingWarning(diags *diag.Diagnostics, object string, refusal *ddl.Error) {
+	diags.AddWarning(summaryGrantPrincipalMissing, fmt.Sprintf("%s: %s\n\nThe plan goes on: the same apply may create it "+
+		"through another resource. If it still does not exist when the grant is applied, the apply refuses the grant "+
+		"(%s) and changes nothing.\n\n%s", object, refusal.Why, refusal.Reason, refusal.Fix))
+}

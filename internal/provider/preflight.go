@@ -33,13 +33,6 @@ type preflightConn struct {
 	err  error
 }
 
-// Summaries of the preflight's own diagnostics (the object is in the
-// detail, so Terraform folds one per server and plan into one block).
-const (
-	summaryPreflightSkipped = "Plan-time checks skipped: the server could not be reached"
-	summaryPreflightFailed  = "Plan-time checks failed: the server refused the admin's connection"
-)
-
 // preflightServer returns the server to check object's create against at
 // plan time, or false when the plan checks nothing:
 //   - a destroy (the normal plan Terraform runs before a destroy plan must
@@ -61,8 +54,8 @@ func (d *providerData) preflightServer(ctx context.Context, ref serverRef, objec
 	if !ref.Auth.IAM() {
 		if _, _, err := d.adminPassword(ref.Name); err != nil {
 			// As a refresh does: a warning, the plan goes on.
-			diags.AddWarning(summaryPreflightSkipped, fmt.Sprintf("%s: %v\n\nThe plan could not check what the apply "+
-				"would refuse; the apply needs the password too.", object, err))
+			addPreflightSkippedWarning(diags, object, fmt.Sprintf("%v\n\nThe plan could not check what the apply "+
+				"would refuse; the apply needs the password too.", err))
 			return nil, false
 		}
 	}
@@ -73,16 +66,10 @@ func (d *providerData) preflightServer(ctx context.Context, ref serverRef, objec
 	case c.err == nil:
 		return c.srv, true
 	case dbclient.IsUnreachable(c.err):
-		diags.AddWarning(summaryPreflightSkipped, fmt.Sprintf("%s: %v\n\nThe plan could not check what the apply would "+
-			"refuse; the apply connects again and checks everything before it changes anything.", object, c.err))
+		addPreflightSkippedWarning(diags, object, fmt.Sprintf("%v\n\nThe plan could not check what the apply would "+
+			"refuse; the apply connects again and checks everything before it changes anything.", c.err))
 	default:
-		var refusal *ddl.Error
-		if errors.As(c.err, &refusal) {
-			addError(diags, fmt.Sprintf("check %s at plan time (the apply would fail the same way)", object), c.err)
-		} else {
-			diags.AddError(summaryPreflightFailed, fmt.Sprintf("%s: %v\n\nThe apply would fail the same way: fix "+
-				"the server's settings or the admin's credentials first.", object, c.err))
-		}
+		addPreflightConnectError(diags, object, c.err)
 	}
 	return nil, false
 }
@@ -106,23 +93,6 @@ func (d *providerData) preflightKnown(ref serverRef) bool {
 	return true
 }
 
-// reportPreflight adds what a preflight check found: a refusal as the
-// apply would report it (its reason word first), any other read failure
-// as a warning (the plan goes on; the apply checks).
-func reportPreflight(diags *diag.Diagnostics, doing string, err error) {
-	if err == nil {
-		return
-	}
-	var refusal *ddl.Error
-	if errors.As(err, &refusal) && refusal.Reason != ddl.PrimaryUnavailable {
-		diags.AddError(refusal.Summary(), refusal.Detail()+"\n\n(found at plan time, while checking "+doing+
-			"; nothing was created, and the apply checks again)")
-		return
-	}
-	diags.AddWarning(summaryPreflightSkipped, fmt.Sprintf("%s: %v\n\nThe apply checks everything again before it "+
-		"changes anything.", doing, err))
-}
-
 // preflightDatabase checks a planned tenant database create.
 func (d *providerData) preflightDatabase(ctx context.Context, ref serverRef, plan tenantDatabaseModel, diags *diag.Diagnostics) {
 	if plan.Name.IsUnknown() {
@@ -142,10 +112,10 @@ func (d *providerData) preflightDatabase(ctx context.Context, ref serverRef, pla
 		return
 	}
 	if err := ddl.CheckNameCase(srv.Info(), ref.Name, db); err != nil {
-		reportPreflight(diags, object, err)
+		addPreflightFinding(diags, object, err)
 		return
 	}
-	reportPreflight(diags, object, srv.PreflightDatabase(ctx, db, cs, co))
+	addPreflightFinding(diags, object, srv.PreflightDatabase(ctx, db, cs, co))
 }
 
 // preflightOwner checks a planned owner create.
@@ -158,7 +128,7 @@ func (d *providerData) preflightOwner(ctx context.Context, t ownerTarget, diags 
 	if !ok {
 		return
 	}
-	reportPreflight(diags, object, srv.PreflightOwner(ctx, t.db, t.user))
+	addPreflightFinding(diags, object, srv.PreflightOwner(ctx, t.db, t.user))
 }
 
 // preflightGrant checks a planned grant create. A missing principal is a
@@ -174,13 +144,10 @@ func (d *providerData) preflightGrant(ctx context.Context, t grantTarget, diags 
 		return
 	}
 	missing, err := srv.PreflightGrant(ctx, t.user)
-	reportPreflight(diags, object, err)
+	addPreflightFinding(diags, object, err)
 	var refusal *ddl.Error
 	if errors.As(missing, &refusal) {
-		diags.AddWarning(fmt.Sprintf("%s: the principal does not exist yet", refusal.Reason), fmt.Sprintf("%s: %s\n\n"+
-			"The plan goes on: the same apply may create it through another resource. If it still does not exist "+
-			"when the grant is applied, the apply refuses the grant (%s) and changes nothing.\n\n%s",
-			object, refusal.Why, refusal.Reason, refusal.Fix))
+		addGrantPrincipalMissingWarning(diags, object, refusal)
 	}
 }
 
@@ -196,17 +163,13 @@ func (d *providerData) preflightAdmin(ctx context.Context, ref serverRef, diags 
 	}
 	excess, err := srv.CheckAdminRights(ctx)
 	if err != nil {
-		reportPreflight(diags, object, err)
+		addPreflightFinding(diags, object, err)
 		return
 	}
 	if !excess.Empty() {
 		addAdminOverPrivilegedWarning(diags, ref.Name, excess.Detail(ddl.AdminAccount{User: ref.Username}))
 	}
 }
-
-// summaryPasswordPolicy: a write-only password the server's policy would
-// reject, found at plan time.
-const summaryPasswordPolicy = "The server's password policy would reject the password"
 
 // preflightPassword checks the write-only password a create or rotation
 // sets against the server's password policy, as far as its variables
@@ -234,5 +197,5 @@ func (d *providerData) preflightPassword(ctx context.Context, t ownerTarget, cfg
 		diags.AddAttributeError(path.Root("password_wo"), summaryPasswordPolicy, policy.Error())
 		return
 	}
-	reportPreflight(diags, object, err)
+	addPreflightFinding(diags, object, err)
 }
