@@ -354,9 +354,13 @@ provider "tenantdb" {
 				t.Fatalf("provoked errors seen: %q, want %q: a step that should fail did not", whats, want)
 			}
 			// Plans: before, after apply and after refresh of each success
-			// step, before apply of each error step; states: each success.
-			if rec.plans < 3+4+3 || rec.states < 2 {
-				t.Fatalf("searched %d plans and %d states, want at least 10 and 2", rec.plans, rec.states)
+			// step, before apply of the error step whose plan succeeds (the
+			// unreachable server: the plan warns); the refusal, the wrong
+			// password and the TLS failure fail the plan itself (issue 57's
+			// preflight), so no plan of theirs exists: their diagnostics
+			// are searched above. States: each success.
+			if rec.plans < 3+1+3 || rec.states < 2 {
+				t.Fatalf("searched %d plans and %d states, want at least 7 and 2", rec.plans, rec.states)
 			}
 
 			var searched int
