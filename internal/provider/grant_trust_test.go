@@ -82,7 +82,8 @@ func (s accServer) recreateDatabase(t *testing.T, db string) {
 // the warning gives) it is proven again; destroy leaves no row and no
 // login of the test, and the superuser's database and row intact. PostgreSQL: no
 // privilege survives the database; the grant leaves state with a warning,
-// the grantee cannot connect, and destroy works.
+// the plan refuses to create the database again (DatabasePreExists), the
+// grantee cannot connect, and destroy works.
 func TestAccTrust_recreatedDatabase(t *testing.T) {
 	for _, kind := range engines() {
 		t.Run(kind, func(t *testing.T) {
@@ -111,7 +112,11 @@ func TestAccTrust_recreatedDatabase(t *testing.T) {
 				}
 			}
 			if s.Engine == "postgres" {
-				plan := w.run("plan").mustSucceed(t, "plan")
+				// The refresh forgets the replaced database; its create
+				// is then refused by the plan (DatabasePreExists: issue
+				// 57's preflight), which the warnings come with.
+				plan := w.run("plan").mustFail(t, "plan (the database's create refused: another one holds its name)")
+				plan.requireDiag(t, "error", "DatabasePreExists")
 				named := false
 				for _, d := range plan.Diagnostics {
 					named = named || (d.Severity == "warning" && strings.HasPrefix(d.Summary, "DriftDetected: ") && strings.Contains(d.Detail, user))
