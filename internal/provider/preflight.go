@@ -41,12 +41,13 @@ type preflightConn struct {
 //     an admin password or CA from a value known only after apply):
 //     silently, the apply checks;
 //   - no admin password given at all: a warning, as a refresh gives;
-//   - the server not reachable (refused, timed out, unavailable after the
-//     retries): a warning, since it may be by the apply;
+//   - the server not reachable (refused, unavailable after the retries, a
+//     host name that does not resolve yet): a warning, since it may be by
+//     the apply;
 //   - the server reached and saying no (the admin's login rejected, TLS
-//     verification, the other engine's port, a host name that does not
-//     resolve, an unsupported version, a bastion's host key): an error,
-//     since the apply would fail the same way.
+//     verification, the other engine's port, an unsupported version, a
+//     bastion's host key, a hop that accepted and never answered): an
+//     error, since the apply would fail the same way.
 func (d *providerData) preflightServer(ctx context.Context, ref serverRef, object string, diags *diag.Diagnostics) (*dbclient.Server, bool) {
 	if d == nil || d.registry == nil || !d.preflightKnown(ref) || terraformDestroying() {
 		return nil, false

@@ -323,11 +323,16 @@ func PGDetail(err error) string {
 
 // IsUnreachable reports a server that could not be reached, or answered
 // only that it is unavailable (PrimaryUnavailable after the retries, or an
-// error a retry could still cure), as opposed to one that was reached and
-// said no (a login rejected, a TLS verification, an unsupported version):
-// a plan-time check skips the first, with a warning, and reports the
-// second, since the apply would fail the same way.
+// error a retry could still cure), or whose host name does not resolve yet
+// (a DNS record the same apply may create), as opposed to one that was
+// reached and said no (a login rejected, a TLS verification, an
+// unsupported version): a plan-time check skips the first, with a
+// warning, and reports the second, since the apply would fail the same way.
 func IsUnreachable(err error) bool {
+	var ce *connect.ConfigError
+	if connect.IsDNSError(err) || errors.As(err, &ce) && ce.Kind == "DNS" {
+		return true
+	}
 	var refusal *ddl.Error
 	if errors.As(err, &refusal) {
 		return refusal.Reason == ddl.PrimaryUnavailable
