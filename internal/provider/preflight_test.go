@@ -157,6 +157,24 @@ resource "tenantdb_tenant_database" "taken" {
 			u.run("plan").mustSucceed(t, "a plan against a server created in the same configuration").forbidDiag(t, "DatabasePreExists")
 			u.run("apply", "-auto-approve").mustFail(t, "its apply").requireDiag(t, "error", "DatabasePreExists")
 
+			// A new server whose admin lacks a right: MissingAdminRights
+			// from the plan, with the statements that grant it.
+			weakName := uniqueName("pf_weak")
+			weak := s.CreateLogin(t, weakName, "weak-Pass-1", weakGrants(s.Engine, weakName)...)
+			weakServer := s.name + "_weak" // its own password variable
+			envMu.Lock()
+			os.Setenv(AdminPasswordEnv(weakServer), weak.Password)
+			envMu.Unlock()
+			x := newCLIWorkspace(t)
+			x.write(caCertsHCL(map[string]string{weakServer: s.CAPEM}) + strings.Replace(s.serverResourceHCL("main", weakServer, s.Port, ""),
+				fmt.Sprintf("username = %q", s.Admin.Username), fmt.Sprintf("username = %q", weak.Username), 1) +
+				tenantDatabaseHCL(uniqueName("pf_weakdb"), ""))
+			s.beforeRefusal(t, &proof, weak.Username)
+			if d := x.run("plan").mustFail(t, "a plan of a server whose admin lacks rights").requireDiag(t, "error", "MissingAdminRights"); !strings.Contains(d.Detail, "GRANT") && !strings.Contains(d.Detail, "ALTER ROLE") {
+				t.Fatalf("MissingAdminRights at plan gives no statement: %q", d.Detail)
+			}
+			proof.assert(t, "MissingAdminRights at plan")
+
 			// A server that cannot be reached: a warning, and the plan goes on.
 			v := newCLIWorkspace(t)
 			v.write(s.serverHCLAt(closedPort(t), "") + tenantDatabaseHCL(uniqueName("pf_down"), ""))
