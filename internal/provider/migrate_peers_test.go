@@ -688,12 +688,18 @@ func TestAccMigrateFromCyrilgdn_ownerNotAdministered(t *testing.T) {
 	t.Cleanup(func() { s.dropDatabase(t, db) }) // before the login's own cleanup
 	s.exec(t, "", "CREATE DATABASE "+s.ident(db)+" OWNER "+s.ident(owner))
 	w := newCLIWorkspace(t)
+	// The database is imported too, as the guide's move does (a create of
+	// it would be refused by the plan first: DatabasePreExists).
 	w.write(s.serverHCL("") + ownerHCL(db, owner, "Tenantdb-pw-2", 1, "") + fmt.Sprintf(`
+import {
+  to = tenantdb_tenant_database.db
+  id = jsonencode({ server = tenantdb_db_server.main.ref, name = %q })
+}
 import {
   to = tenantdb_tenant_owner.o
   id = jsonencode({ server = tenantdb_db_server.main.ref, database = %q, username = %q })
 }
-`, db, owner))
+`, db, db, owner))
 	r := w.run("plan").mustFail(t, "the import of an owner the admin does not administer")
 	d := r.requireDiag(t, "error", "MissingAdminRights")
 	if want := fmt.Sprintf("GRANT %q TO %q WITH ADMIN OPTION;", owner, s.Admin.Username); !strings.Contains(d.Detail, want) {
