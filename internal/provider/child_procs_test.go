@@ -21,28 +21,51 @@ import (
 // on a core it would otherwise have had. The test binary itself keeps its
 // Ps (its parallel subtests and in-process providers).
 func childGoMaxProcs() {
-	if _, set := os.LookupEnv("GOMAXPROCS"); set {
-		return
-	}
-	child := os.Getenv("TENANTDB_TEST_CHILD_GOMAXPROCS")
-	if child == "" {
-		child = "1"
-	}
-	if child != "default" {
-		os.Setenv("GOMAXPROCS", child)
-		childGoMaxProcsSet = true
+	childSetting("GOMAXPROCS", "TENANTDB_TEST_CHILD_GOMAXPROCS", "1")
+	// The same processes without a garbage collection until their heap
+	// reaches 1 GiB: a terraform command or a provider process lives well
+	// under a second and allocates a few tens of MB, so the collections a
+	// default GOGC runs are pure cost (issue 55: measured in TESTING.md,
+	// "Less Terraform per proof"). GOMEMLIMIT keeps a long command bounded.
+	if childSetting("GOGC", "TENANTDB_TEST_CHILD_GOGC", "off") && os.Getenv("GOGC") == "off" {
+		childSetting("GOMEMLIMIT", "TENANTDB_TEST_CHILD_GOMEMLIMIT", "1GiB")
 	}
 }
 
-// childGoMaxProcsSet: childGoMaxProcs set GOMAXPROCS for the children.
-var childGoMaxProcsSet bool
+// childSetting sets the runtime variable name for the child processes to
+// def, or to what the variable override says ("default": leave it unset),
+// unless name is set already. The test binary itself read its runtime
+// settings when it started, so only the children see the change. It
+// reports whether it set name.
+func childSetting(name, override, def string) bool {
+	if _, set := os.LookupEnv(name); set {
+		return false
+	}
+	value := os.Getenv(override)
+	if value == "" {
+		value = def
+	}
+	if value == "default" {
+		return false
+	}
+	os.Setenv(name, value)
+	childSettingsSet = append(childSettingsSet, name)
+	return true
+}
 
-// withoutChildGoMaxProcs is env without the GOMAXPROCS childGoMaxProcs
-// set: a `go build` the tests run keeps its parallel compiles (its -p is
-// GOMAXPROCS).
+// childSettingsSet are the runtime variables childGoMaxProcs set for the
+// children.
+var childSettingsSet []string
+
+// withoutChildGoMaxProcs is env without the runtime variables
+// childGoMaxProcs set: a `go build` the tests run keeps its parallel
+// compiles (its -p is GOMAXPROCS) and its collector.
 func withoutChildGoMaxProcs(env []string) []string {
-	if !childGoMaxProcsSet {
+	if len(childSettingsSet) == 0 {
 		return env
 	}
-	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "GOMAXPROCS=") })
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(childSettingsSet, name)
+	})
 }
