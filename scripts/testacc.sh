@@ -88,6 +88,12 @@ export TENANTDB_TEST_VERSIONS_FILE=$logs/versions
 # Build the test binaries once before the runs start, so they do not
 # compile the same packages at the same time.
 $GO test -count=1 -run '^$' ./... >/dev/null
+# The provider binaries the CLI tests run (the plain one and the kill-point
+# suite's), built once for every run instead of twice per run
+# (internal/provider/cli_test.go, prebuiltProvider).
+export TENANTDB_TEST_PROVIDER_BINS=$logs/providers
+$GO build -o "$TENANTDB_TEST_PROVIDER_BINS/plain/terraform-provider-tenantdb" .
+$GO build -tags killpoints -o "$TENANTDB_TEST_PROVIDER_BINS/killpoints/terraform-provider-tenantdb" .
 
 # The provider package's TestAcc tests, dealt into shards by a hash of
 # their names; its other tests start no server (testAccServer fails a test

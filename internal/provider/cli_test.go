@@ -61,7 +61,10 @@ func newCLIWorkspaceTagged(t *testing.T, tags string) *cliWorkspace {
 }
 
 // buildProvider builds the provider with tags and returns the environment
-// that makes the CLI use it (dev_overrides).
+// that makes the CLI use it (dev_overrides). scripts/testacc.sh builds both
+// once for all of its runs (TENANTDB_TEST_PROVIDER_BINS, from the same
+// checkout): a go build is a link of several CPU seconds, and ten runs
+// each built two.
 func buildProvider(tags string) ([]string, error) {
 	dir, err := os.MkdirTemp("", "tenantdb-cli-")
 	if err != nil {
@@ -71,12 +74,16 @@ func buildProvider(tags string) ([]string, error) {
 	cleanupDirs = append(cleanupDirs, dir)
 	builtProvidersMu.Unlock()
 	bin := filepath.Join(dir, "bin")
-	args := []string{"build", "-o", filepath.Join(bin, "terraform-provider-tenantdb")}
-	if tags != "" {
-		args = append(args, "-tags", tags)
-	}
-	if out, err := tryEnv("", withoutChildGoMaxProcs(os.Environ()), "go", append(args, "../..")...); err != nil {
-		return nil, fmt.Errorf("go build: %v\n%s", err, out)
+	if prebuilt := prebuiltProvider(tags); prebuilt != "" {
+		bin = prebuilt
+	} else {
+		args := []string{"build", "-o", filepath.Join(bin, "terraform-provider-tenantdb")}
+		if tags != "" {
+			args = append(args, "-tags", tags)
+		}
+		if out, err := tryEnv("", withoutChildGoMaxProcs(os.Environ()), "go", append(args, "../..")...); err != nil {
+			return nil, fmt.Errorf("go build: %v\n%s", err, out)
+		}
 	}
 	cli := filepath.Join(dir, "tf.rc")
 	// source = "tenantdb/tenantdb" means registry.terraform.io/... to
@@ -86,6 +93,25 @@ func buildProvider(tags string) ([]string, error) {
 		return nil, err
 	}
 	return []string{"TF_CLI_CONFIG_FILE=" + cli, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1"}, nil
+}
+
+// prebuiltProvider is the directory of the provider built with tags ("" or
+// "killpoints") that TENANTDB_TEST_PROVIDER_BINS holds
+// (DIR/plain/terraform-provider-tenantdb, DIR/killpoints/...), or "" when
+// it holds none.
+func prebuiltProvider(tags string) string {
+	root := os.Getenv("TENANTDB_TEST_PROVIDER_BINS")
+	if root == "" {
+		return ""
+	}
+	if tags == "" {
+		tags = "plain"
+	}
+	dir := filepath.Join(root, tags)
+	if _, err := os.Stat(filepath.Join(dir, "terraform-provider-tenantdb")); err != nil {
+		return ""
+	}
+	return dir
 }
 
 // cliBinary is the CLI the acceptance tests run: TF_ACC_TERRAFORM_PATH
