@@ -81,7 +81,7 @@ func buildProvider(tags string) ([]string, error) {
 		if tags != "" {
 			args = append(args, "-tags", tags)
 		}
-		if out, err := tryEnv("", withoutChildGoMaxProcs(os.Environ()), "go", append(args, "../..")...); err != nil {
+		if out, err := tryEnv("", os.Environ(), "go", append(args, "../..")...); err != nil {
 			return nil, fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	}

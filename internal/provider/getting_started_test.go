@@ -115,7 +115,7 @@ var exportRE = regexp.MustCompile(`(?m)^export ([A-Za-z_][A-Za-z0-9_]*)=(?:'([^'
 func gettingStartedEnv(t *testing.T) []string {
 	t.Helper()
 	home := t.TempDir()
-	goEnv, err := tryEnv("", withoutChildGoMaxProcs(os.Environ()), "go", "env", "GOCACHE", "GOMODCACHE", "GOPATH")
+	goEnv, err := tryEnv("", os.Environ(), "go", "env", "GOCACHE", "GOMODCACHE", "GOPATH")
 	if err != nil {
 		t.Fatalf("go env: %v\n%s", err, goEnv)
 	}

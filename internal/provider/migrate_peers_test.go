@@ -151,7 +151,7 @@ func peerWorkspace(t *testing.T) *cliWorkspace {
 		}
 		cleanupDirs = append(cleanupDirs, dir)
 		for _, name := range []string{"mysql", "postgresql"} {
-			out, err := tryEnv("", withoutChildGoMaxProcs(os.Environ()), "go", "build", "-o", filepath.Join(dir, name, "terraform-provider-"+name), "./testdata/peerstandin")
+			out, err := tryEnv("", os.Environ(), "go", "build", "-o", filepath.Join(dir, name, "terraform-provider-"+name), "./testdata/peerstandin")
 			if err != nil {
 				peerStandin.err = fmt.Errorf("go build peerstandin: %v\n%s", err, out)
 				return

@@ -22,8 +22,11 @@ import (
 func providerBinaryEnv(t *testing.T) []string {
 	t.Helper()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin")
-	runEnv(t, "", os.Environ(), "go", "build", "-o", filepath.Join(bin, "terraform-provider-tenantdb"), "../..")
+	bin := prebuiltProvider("")
+	if bin == "" {
+		bin = filepath.Join(dir, "bin")
+		runEnv(t, "", os.Environ(), "go", "build", "-o", filepath.Join(bin, "terraform-provider-tenantdb"), "../..")
+	}
 	cli := filepath.Join(dir, "tf.rc")
 	if err := os.WriteFile(cli, []byte(fmt.Sprintf(`provider_installation {
   dev_overrides {
