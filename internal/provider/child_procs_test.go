@@ -8,8 +8,9 @@ import (
 	"strings"
 )
 
-// childGoMaxProcs runs the Go processes the tests start (terraform, and the
-// provider binary of the CLI tests) on one P unless GOMAXPROCS is set.
+// childRuntimeSettings runs the Go processes the tests start (terraform,
+// and the provider binary of the CLI tests) on one P unless GOMAXPROCS is
+// set.
 // Nearly all of the suite's CPU is those processes' start-up and their
 // short commands (TESTING.md, "Where the time goes": terraform's package
 // init alone is about 110 ms a command), which a second P only makes
@@ -20,13 +21,14 @@ import (
 // three go tests side by side on two cores, so no command is made to wait
 // on a core it would otherwise have had. The test binary itself keeps its
 // Ps (its parallel subtests and in-process providers).
-func childGoMaxProcs() {
+func childRuntimeSettings() {
 	childSetting("GOMAXPROCS", "TENANTDB_TEST_CHILD_GOMAXPROCS", "1")
 	// The same processes without a garbage collection until their heap
 	// reaches 1 GiB: a terraform command or a provider process lives well
 	// under a second and allocates a few tens of MB, so the collections a
 	// default GOGC runs are pure cost (issue 55: measured in TESTING.md,
-	// "Less Terraform per proof"). GOMEMLIMIT keeps a long command bounded.
+	// "Where the CPU goes, by process"). GOMEMLIMIT keeps a long command
+	// bounded.
 	if childSetting("GOGC", "TENANTDB_TEST_CHILD_GOGC", "off") && os.Getenv("GOGC") == "off" {
 		childSetting("GOMEMLIMIT", "TENANTDB_TEST_CHILD_GOMEMLIMIT", "1GiB")
 	}
@@ -53,14 +55,14 @@ func childSetting(name, override, def string) bool {
 	return true
 }
 
-// childSettingsSet are the runtime variables childGoMaxProcs set for the
+// childSettingsSet are the runtime variables childRuntimeSettings set for the
 // children.
 var childSettingsSet []string
 
-// withoutChildGoMaxProcs is env without the runtime variables
-// childGoMaxProcs set: a `go build` the tests run keeps its parallel
+// withoutChildRuntimeSettings is env without the runtime variables
+// childRuntimeSettings set: a `go build` the tests run keeps its parallel
 // compiles (its -p is GOMAXPROCS) and its collector.
-func withoutChildGoMaxProcs(env []string) []string {
+func withoutChildRuntimeSettings(env []string) []string {
 	if len(childSettingsSet) == 0 {
 		return env
 	}

@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Setenv("CHECKPOINT_DISABLE", "1")
-	childGoMaxProcs()
+	childRuntimeSettings()
 	code := testserver.RunMain(m)
 	for _, dir := range cleanupDirs {
 		os.RemoveAll(dir)

@@ -52,7 +52,7 @@ func runEnv(t *testing.T, dir string, env []string, name string, args ...string)
 
 func tryEnv(dir string, env []string, name string, args ...string) (string, error) {
 	if name == "go" {
-		env = withoutChildGoMaxProcs(env)
+		env = withoutChildRuntimeSettings(env)
 	}
 	cmd := exec.Command(name, args...)
 	cmd.Dir, cmd.Env = dir, env
