@@ -35,7 +35,7 @@ func newBastionLoginCase(t *testing.T, kind string) *bastionLoginCase {
 		c.s.dropDatabase(t, c.db)
 		c.s.dropLogins(t, c.owner, c.reader)
 	})
-	c.w = newCLIWorkspace(t)
+	c.w = newCLIWorkspace(t).inOwnProcess() // the tunnel lives as long as the provider's process
 	return c
 }
 

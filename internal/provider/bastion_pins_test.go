@@ -77,7 +77,7 @@ func TestAccSSHBastion_pins(t *testing.T) {
 			dbs := []string{uniqueName("pin"), uniqueName("pin")}
 			t.Cleanup(func() { s.dropDatabase(t, dbs...) })
 
-			w := newCLIWorkspaceTagged(t, "killpoints")
+			w := newCLIWorkspaceTagged(t, "killpoints").inOwnProcess() // the tunnel lives as long as the provider's process
 			w.env = append(w.env, "TENANTDB_TEST_SSH_KEEPALIVE=200ms")
 			write(t, filepath.Join(w.dir, "bastion-key"), d.ClientKeyPEM)
 			main := map[string]*testserver.SSHD{s.name: d}

@@ -74,7 +74,7 @@ func TestAccSSHBastion_tenant(t *testing.T) {
 				s.dropDatabase(t, dbs...)
 				s.dropLogins(t, append(owners, reader)...)
 			})
-			w := newCLIWorkspace(t)
+			w := newCLIWorkspace(t).inOwnProcess() // the tunnel lives as long as the provider's process
 			useKey := func(keyPEM string) {
 				t.Helper()
 				if err := os.WriteFile(filepath.Join(w.dir, "bastion-key"), []byte(keyPEM), 0o600); err != nil {

@@ -23,6 +23,14 @@ type cliWorkspace struct {
 	t   *testing.T
 	dir string
 	env []string
+	// base is env as the workspace started; tags the provider's build
+	// tags and bin its directory; ownProcess: every command starts the
+	// provider binary. With them cliCommandInProcess decides where a
+	// command's provider runs (cli_inprocess_test.go).
+	base       []string
+	tags       string
+	bin        string
+	ownProcess bool
 }
 
 // builtProvider is one provider binary per set of build tags, built once
@@ -30,6 +38,7 @@ type cliWorkspace struct {
 // (-tags killpoints).
 type builtProvider struct {
 	once sync.Once
+	bin  string // the directory of terraform-provider-tenantdb
 	env  []string
 	err  error
 }
@@ -53,22 +62,22 @@ func newCLIWorkspaceTagged(t *testing.T, tags string) *cliWorkspace {
 		builtProviders[tags] = b
 	}
 	builtProvidersMu.Unlock()
-	b.once.Do(func() { b.env, b.err = buildProvider(tags) })
+	b.once.Do(func() { b.bin, b.env, b.err = buildProvider(tags) })
 	if b.err != nil {
 		t.Fatal(b.err)
 	}
-	return &cliWorkspace{t: t, dir: t.TempDir(), env: b.env}
+	return &cliWorkspace{t: t, dir: t.TempDir(), env: b.env, base: b.env, tags: tags, bin: b.bin}
 }
 
-// buildProvider builds the provider with tags and returns the environment
-// that makes the CLI use it (dev_overrides). scripts/testacc.sh builds both
+// buildProvider builds the provider with tags and returns its directory and
+// the environment that makes the CLI use it (dev_overrides). scripts/testacc.sh builds both
 // once for all of its runs (TENANTDB_TEST_PROVIDER_BINS, from the same
 // checkout): a go build is a link of several CPU seconds, and ten runs
 // each built two.
-func buildProvider(tags string) ([]string, error) {
+func buildProvider(tags string) (string, []string, error) {
 	dir, err := os.MkdirTemp("", "tenantdb-cli-")
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	builtProvidersMu.Lock()
 	cleanupDirs = append(cleanupDirs, dir)
@@ -82,7 +91,7 @@ func buildProvider(tags string) ([]string, error) {
 			args = append(args, "-tags", tags)
 		}
 		if out, err := tryEnv("", os.Environ(), "go", append(args, "../..")...); err != nil {
-			return nil, fmt.Errorf("go build: %v\n%s", err, out)
+			return "", nil, fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	}
 	cli := filepath.Join(dir, "tf.rc")
@@ -90,9 +99,9 @@ func buildProvider(tags string) ([]string, error) {
 	// terraform and registry.opentofu.org/... to OpenTofu: override both.
 	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/tenantdb/tenantdb\" = %q\n    \"registry.opentofu.org/tenantdb/tenantdb\" = %q\n  }\n  direct {}\n}\n", bin, bin)
 	if err := os.WriteFile(cli, []byte(rc), 0o644); err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	return []string{"TF_CLI_CONFIG_FILE=" + cli, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1"}, nil
+	return bin, []string{"TF_CLI_CONFIG_FILE=" + cli, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1"}, nil
 }
 
 // prebuiltProvider is the directory of the provider built with tags ("" or
@@ -150,9 +159,20 @@ type cliResult struct {
 }
 
 // run runs terraform with args plus -json, and collects its diagnostics.
+// Its provider runs where cliProviderFor says.
 func (w *cliWorkspace) run(args ...string) cliResult {
 	w.t.Helper()
 	env := append(os.Environ(), w.env...)
+	switch cliProviderFor(w.tags, w.ownProcess, args, w.base, w.env, os.Environ()) {
+	case providerInProcess:
+		reattach, stop := serveForCommand(w.t)
+		defer stop()
+		env = append(env, reattach)
+	case providerReattached:
+		p := w.startReattached(env)
+		defer p.stop()
+		env = append(env, p.env)
+	}
 	out, err := tryEnv(w.dir, env, cliBinary(), append(args, "-json")...)
 	return cliResultOf(out, err)
 }

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -406,12 +405,12 @@ func (s accServer) applyStoppedAfter(t *testing.T, w *cliWorkspace, k int) ([]st
 		case <-time.After(50 * time.Millisecond):
 		}
 		if stmts, stopped := read(); stopped {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			killGroup(cmd)
 			<-done
 			return stmts, true
 		}
 		if time.Now().After(deadline) {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			killGroup(cmd)
 			t.Fatalf("the apply neither stopped nor ended:\n%s", out.String())
 		}
 	}

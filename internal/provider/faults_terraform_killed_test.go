@@ -33,7 +33,7 @@ func (s accServer) applyKilledAt(t *testing.T, w *cliWorkspace, prefix string) {
 		err := s.super(t, "").QueryRow(`SELECT pid FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'
   AND query LIKE $2 LIMIT 1`, s.Admin.Username, prefix+"%").Scan(&pid)
 		if err == nil {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			killGroup(cmd)
 			<-done
 			s.exec(t, "", fmt.Sprintf("SELECT pg_terminate_backend(%d)", pid))
 			return
@@ -44,7 +44,7 @@ func (s accServer) applyKilledAt(t *testing.T, w *cliWorkspace, prefix string) {
 		default:
 		}
 		if time.Now().After(deadline) {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			killGroup(cmd)
 			t.Fatalf("no statement starting with %q waited on a lock:\n%s", prefix, out.String())
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -52,21 +52,50 @@ func (s accServer) applyKilledAt(t *testing.T, w *cliWorkspace, prefix string) {
 }
 
 // startApplyInGroup starts terraform apply in a process group of its own
-// (so a SIGKILL to the group reaches the provider too), with extra
-// environment variables; done receives its end.
+// (so a SIGKILL to the group, killGroup, reaches the provider too), with
+// extra environment variables, which the provider gets too; done receives
+// its end. The kill-point suite's provider runs reattached
+// (cliProviderFor): the test starts it as the group's leader, terraform
+// joins its group, and it is killed when terraform ends, as terraform
+// ends its plugin processes.
 func (w *cliWorkspace) startApplyInGroup(t *testing.T, env ...string) (cmd *exec.Cmd, out *strings.Builder, done chan error) {
 	t.Helper()
 	cmd = exec.Command(cliBinary(), "apply", "-auto-approve", "-no-color")
 	cmd.Dir, cmd.Env = w.dir, append(append(os.Environ(), w.env...), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var provider *reattachedProvider
+	if cliProviderFor(w.tags, w.ownProcess, []string{"apply"}, w.base, w.env, os.Environ()) == providerReattached {
+		provider = w.startReattached(cmd.Env)
+		cmd.Env = append(cmd.Env, provider.env)
+		cmd.SysProcAttr.Pgid = provider.pgid()
+	}
 	out = &strings.Builder{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
+		if provider != nil {
+			provider.stop()
+		}
 		t.Fatal(err)
 	}
 	done = make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		if provider != nil {
+			provider.stop()
+		}
+		done <- err
+	}()
 	return cmd, out, done
+}
+
+// killGroup SIGKILLs the process group of a command startApplyInGroup
+// started: its own, or the reattached provider's that it joined.
+func killGroup(cmd *exec.Cmd) {
+	pgid := cmd.Process.Pid
+	if cmd.SysProcAttr != nil && cmd.SysProcAttr.Pgid != 0 {
+		pgid = cmd.SysProcAttr.Pgid
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 }
 
 // TestAccFaults_terraformKilledDuringOwnerCreate (PostgreSQL): terraform

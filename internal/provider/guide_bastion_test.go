@@ -47,7 +47,7 @@ func TestAccGuideBastion(t *testing.T) {
 			s := testAccServer(t, kind)
 			blocks := requireMarkedBlocks(t, bastionGuide, bastionGuideBlocks)
 			d := testserver.StartSSHD(t, testserver.SSHDAllHostKeyTypes(), testserver.SSHDResolves(testserver.BastionOnlyHost, s.Host))
-			w := newCLIWorkspace(t)
+			w := newCLIWorkspace(t).inOwnProcess() // the tunnel lives as long as the provider's process
 			env := append(append(os.Environ(), w.env...), "TF_IN_AUTOMATION=1", "TF_INPUT=0", "TF_CLI_ARGS=-no-color",
 				"TF_CLI_ARGS_apply=-auto-approve")
 
@@ -127,7 +127,7 @@ func TestAccGuideBastion(t *testing.T) {
 			} {
 				socks = replaceIn(t, socks, r[0], r[1])
 			}
-			wp := newCLIWorkspace(t)
+			wp := newCLIWorkspace(t).inOwnProcess()
 			wp.write("")
 			wp.files(map[string]string{"variables.tf": blocks["variables.tf"], "proxy.tf": socks})
 			write(t, filepath.Join(wp.dir, "ca.pem"), s.CAPEM)

@@ -56,7 +56,7 @@ func TestAccSOCKS5_tenant(t *testing.T) {
 				s.dropDatabase(t, db)
 				s.dropLogins(t, owner, reader)
 			})
-			w := newCLIWorkspace(t)
+			w := newCLIWorkspace(t).inOwnProcess() // the proxied connections live as long as the provider's process
 			var errorText strings.Builder
 			viaDante := func(pw string, version int) string {
 				return socks5Config(s, authed.URL(), authed.User, db, owner, reader, pw, version)
