@@ -14,7 +14,10 @@ import (
 )
 
 // cliWorkspace runs the real terraform CLI against the built provider
-// binary (dev_overrides), as users do, in a directory of its own. It exists
+// binary (dev_overrides), as users do, in a directory of its own; where the
+// provider's own processes prove nothing, terraform reaches the provider
+// through TF_REATTACH_PROVIDERS instead (cliProviderFor,
+// cli_inprocess_test.go). It exists
 // for what terraform-plugin-testing cannot do: apply or destroy with
 // -refresh=false, edit the state file between runs (state written by an
 // earlier provider version), and read every diagnostic, warnings included,
