@@ -10,7 +10,7 @@ import (
 
 // childRuntimeSettings runs the Go processes the tests start (terraform,
 // and the provider binary of the CLI tests) on one P unless GOMAXPROCS is
-// set.
+// set, and without garbage collection below 1 GiB unless GOGC is (below).
 // Nearly all of the suite's CPU is those processes' start-up and their
 // short commands (TESTING.md, "Where the time goes": terraform's package
 // init alone is about 110 ms a command), which a second P only makes

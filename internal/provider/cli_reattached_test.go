@@ -57,8 +57,10 @@ func (w *cliWorkspace) tryStartReattached(env []string) (*reattachedProvider, st
 	if err := cmd.Start(); err != nil {
 		w.t.Fatal(err)
 	}
-	found := make(chan string, 1)
+	// Every read of the pipe ends before Wait, which closes it (os/exec).
+	found, read := make(chan string, 1), make(chan struct{})
 	go func() {
+		defer close(read)
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
@@ -73,6 +75,7 @@ func (w *cliWorkspace) tryStartReattached(env []string) (*reattachedProvider, st
 	}()
 	p := &reattachedProvider{cmd: cmd, exited: make(chan struct{})}
 	go func() {
+		<-read
 		_ = cmd.Wait()
 		close(p.exited)
 	}()

@@ -28,8 +28,8 @@ type cliWorkspace struct {
 	env []string
 	// base is env as the workspace started; tags the provider's build
 	// tags and bin its directory; ownProcess: every command starts the
-	// provider binary. With them cliCommandInProcess decides where a
-	// command's provider runs (cli_inprocess_test.go).
+	// provider binary. With them cliProviderFor decides where a command's
+	// provider runs (cli_inprocess_test.go).
 	base       []string
 	tags       string
 	bin        string
