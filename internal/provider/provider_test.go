@@ -41,6 +41,7 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("CHECKPOINT_DISABLE", "1")
 	childRuntimeSettings()
+	pluginSocketsInOwnDir()
 	code := testserver.RunMain(m)
 	for _, dir := range cleanupDirs {
 		os.RemoveAll(dir)
