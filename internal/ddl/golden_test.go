@@ -90,7 +90,8 @@ func renderAll(t *testing.T, info ServerInfo) string {
 	if err != nil {
 		panic(err)
 	}
-	handover, drop := RotateOwner(d, db, owner, newOwner, pw, all, ClaimMark{}, true, defaults)
+	appData := must(NewCatalogSchemaName("app data"))
+	handover, drop := RotateOwner(d, db, owner, newOwner, pw, all, ClaimMark{}, true, defaults, []SchemaName{appData})
 	section("rotate owner: handover", handover)
 	section("rotate owner: drop old", drop)
 	if e == EnginePostgres {
@@ -101,8 +102,8 @@ func renderAll(t *testing.T, info ServerInfo) string {
 	if e == EnginePostgres {
 		section("offboard: lock the login out", LockOutLogin(owner))
 		section("offboard: create the keeper", CreateKeeper(db))
-		section("offboard: hand owned to the keeper", HandOwnedToKeeper(db, owner))
-		section("re-onboard: the keeper hands to the new owner", KeeperHandsTo(db, newOwner))
+		section("offboard: hand owned to the keeper", HandOwnedToKeeper(db, owner, OwnedContainers{Database: true, Schemas: []SchemaName{appData}}))
+		section("re-onboard: the keeper hands to the new owner", KeeperHandsTo(db, newOwner, []SchemaName{appData}))
 		revokes, err := OffboardRevokes(db, []OnwardRow{
 			{Kind: OnwardDatabase, Grantee: "", Privileges: []string{"CONNECT", "TEMPORARY"}},
 			{Kind: OnwardDatabase, Grantee: "bob", Privileges: []string{"CONNECT"}, Grantable: true},

@@ -77,37 +77,36 @@ func LetLoginIn(user Username) Plan {
 // HandOwnedToKeeper renders the handover of an offboarding: the admin
 // joins the owner role (an owner login has it from its create; a login
 // whose create was the last thing a killed apply did may not), and
-// everything user owns in db, the database included, is reassigned to
-// db's keeper.
-func HandOwnedToKeeper(db DatabaseName, user Username) Plan {
-	return Plan{Statements: handOwnedTo(db, user, pgIdent(KeeperName(db).s))}
+// everything user owns in db, the database included, goes to db's keeper,
+// the containers user owns first (reassignOwned).
+func HandOwnedToKeeper(db DatabaseName, user Username, owns OwnedContainers) Plan {
+	return Plan{Statements: handOwnedTo(db, user, pgIdent(KeeperName(db).s), owns)}
 }
 
 // HandOwnedToRole is HandOwnedToKeeper with another receiver: a rotation's
 // old login leaves what it still owns to the login that took the database
 // over (the tenant's own login: no rights gained).
-func HandOwnedToRole(db DatabaseName, user Username, to RoleName) Plan {
-	return Plan{Statements: handOwnedTo(db, user, pgIdent(to.s))}
+func HandOwnedToRole(db DatabaseName, user Username, to RoleName, owns OwnedContainers) Plan {
+	return Plan{Statements: handOwnedTo(db, user, pgIdent(to.s), owns)}
 }
 
-func handOwnedTo(db DatabaseName, user Username, to string) []Statement {
-	return []Statement{
-		sql("GRANT ", pgIdent(user.s), " TO CURRENT_USER").okIfMissing().done(),
-		sql("REASSIGN OWNED BY ", pgIdent(user.s), " TO ", to).in(db.s).okIfMissing().done(),
-	}
+func handOwnedTo(db DatabaseName, user Username, to string, owns OwnedContainers) []Statement {
+	return append([]Statement{sql("GRANT ", pgIdent(user.s), " TO CURRENT_USER").okIfMissing().done()},
+		reassignOwned(db, pgIdent(user.s), to, owns)...)
 }
 
 // KeeperHandsTo renders re-onboarding's part: what db's keeper owns there
-// goes to the new owner, and the keeper, owning nothing left, goes (DROP
-// OWNED removes its default privileges, which the caller carried to owner
-// first). Inside db, so it shares the owner's create transaction.
-func KeeperHandsTo(db DatabaseName, owner Username) Plan {
+// goes to the new owner (its schemas first, reassignOwned; the caller's
+// plan has made owner the database's owner already), and the keeper,
+// owning nothing left, goes (DROP OWNED removes its default privileges,
+// which the caller carried to owner first). Inside db, so it shares the
+// owner's create transaction.
+func KeeperHandsTo(db DatabaseName, owner Username, keeperSchemas []SchemaName) Plan {
 	k := pgIdent(KeeperName(db).s)
-	return Plan{Statements: []Statement{
-		sql("REASSIGN OWNED BY ", k, " TO ", pgIdent(owner.s)).in(db.s).done(),
+	return Plan{Statements: append(reassignOwned(db, k, pgIdent(owner.s), OwnedContainers{Schemas: keeperSchemas}),
 		sql("DROP OWNED BY ", k).in(db.s).done(),
 		sql("DROP ROLE ", k).done(),
-	}}
+	)}
 }
 
 // DropKeeper renders, after db itself was dropped, the drop of its keeper

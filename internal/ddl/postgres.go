@@ -110,12 +110,11 @@ func (d postgres) SetPassword(user Username, pw Password, _ bool) Plan {
 // DiscardOldPassword: PostgreSQL has no dual passwords.
 func (d postgres) DiscardOldPassword(Username) Plan { return Plan{} }
 
-func (d postgres) TransferOwnership(db DatabaseName, from, to Username) Plan {
+func (d postgres) TransferOwnership(db DatabaseName, from, to Username, fromSchemas []SchemaName) Plan {
 	// REASSIGN OWNED moves the database itself (a shared object) and every
-	// table of `from` in it.
-	return Plan{Statements: []Statement{
-		sql("REASSIGN OWNED BY ", pgIdent(from.s), " TO ", pgIdent(to.s)).in(db.s).done(),
-	}}
+	// object of `from` in it; from's schemas go first (reassignOwned). The
+	// rotation's create has made `to` the database's owner already.
+	return Plan{Statements: reassignOwned(db, pgIdent(from.s), pgIdent(to.s), OwnedContainers{Schemas: fromSchemas})}
 }
 
 // DropLogin reassigns before it drops: DROP OWNED would otherwise destroy

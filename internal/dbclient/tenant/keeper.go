@@ -109,7 +109,11 @@ func (s *Server) withKeeperHandedTo(ctx context.Context, db ddl.DatabaseName, ow
 	if err != nil {
 		return ddl.Plan{}, err
 	}
-	return plan.Append(ddl.CarryDefaultPrivileges(db, owner.Role(), acls.WithoutSelf())).Append(ddl.KeeperHandsTo(db, owner)), nil
+	schemas, err := s.ownedSchemas(ctx, db, keeper.String())
+	if err != nil {
+		return ddl.Plan{}, err
+	}
+	return plan.Append(ddl.CarryDefaultPrivileges(db, owner.Role(), acls.WithoutSelf())).Append(ddl.KeeperHandsTo(db, owner, schemas)), nil
 }
 
 // lockedOut reads whether the PostgreSQL login user may not log in

@@ -23,8 +23,9 @@ import (
 //     onward in db;
 //  2. the handover, one transaction: db's keeper made ready (created, or
 //     checked to be as tenantdb makes it: keeper.go), the default
-//     privileges of declared grantees handed to it, REASSIGN OWNED BY the
-//     login TO the keeper (the database included). Never to the admin:
+//     privileges of declared grantees handed to it, the database and the
+//     login's schemas handed to it by name (read just before), then
+//     REASSIGN OWNED BY the login TO the keeper. Never to the admin:
 //     tenant code that runs with its owner's rights would run with the
 //     admin's. A rotation's old login leaves what it still owns to the
 //     login that took the database over;
@@ -81,19 +82,23 @@ func (s *Server) dropPostgresLoginSteps(ctx context.Context, db ddl.DatabaseName
 			return err
 		}
 	}
+	owns := ddl.OwnedContainers{Database: st.Owner == user.String()}
+	if owns.Schemas, err = s.ownedSchemas(ctx, db, user.String()); err != nil {
+		return err
+	}
 	receiver := ddl.KeeperName(db).Role()
 	var handover ddl.Plan
 	if !offboarding && st.Owner != user.String() && st.Owner != s.spec.Username && !ddl.IsKeeperOf(db, st.Owner) {
 		if receiver, err = ddl.NewRoleName(st.Owner); err != nil {
 			return err
 		}
-		handover = ddl.HandOwnedToRole(db, user, receiver)
+		handover = ddl.HandOwnedToRole(db, user, receiver, owns)
 	} else {
 		ready, err := s.keeperReady(ctx, db, user, offboarding)
 		if err != nil {
 			return err
 		}
-		handover = ready.Append(ddl.HandOwnedToKeeper(db, user))
+		handover = ready.Append(ddl.HandOwnedToKeeper(db, user, owns))
 	}
 	handover, err = s.withDefaultsHandedOn(ctx, db, user, receiver, declared, handover)
 	if err != nil {

@@ -64,6 +64,9 @@ CREATE ROLE "acme_app2" LOGIN PASSWORD 'SCRAM-SHA-256$4096:MDEyMzQ1Njc4OWFiY2RlZ
 GRANT "acme_app2" TO CURRENT_USER;
 ALTER DATABASE "acme_1" OWNER TO "acme_app2";
 -- in database acme_1
+ALTER SCHEMA "app data" OWNER TO "acme_app2";
+-- in database acme_1
+-- ok if already gone
 REASSIGN OWNED BY "acme_app" TO "acme_app2";
 -- in database acme_1
 ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app2" GRANT USAGE ON SCHEMAS TO "reporting_readers_of_""all""_tenants";
@@ -76,6 +79,8 @@ ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app2" IN SCHEMA "app data" GRANT INSERT,
 -- in database acme_1
 ALTER DEFAULT PRIVILEGES FOR ROLE "acme_app2" REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC;
 -- undo
+-- ok if already gone
+ALTER DATABASE "acme_1" OWNER TO "acme_app";
 -- in database acme_1
 -- ok if already gone
 REASSIGN OWNED BY "acme_app2" TO "acme_app";
@@ -147,12 +152,18 @@ GRANT "tenantdb_claim_k05e5c537d1cf52fc" TO CURRENT_USER;
 -- == offboard: hand owned to the keeper ==
 -- ok if already gone
 GRANT "acme_app" TO CURRENT_USER;
+ALTER DATABASE "acme_1" OWNER TO "tenantdb_claim_k05e5c537d1cf52fc";
+-- in database acme_1
+ALTER SCHEMA "app data" OWNER TO "tenantdb_claim_k05e5c537d1cf52fc";
 -- in database acme_1
 -- ok if already gone
 REASSIGN OWNED BY "acme_app" TO "tenantdb_claim_k05e5c537d1cf52fc";
 
 -- == re-onboard: the keeper hands to the new owner ==
 -- in database acme_1
+ALTER SCHEMA "app data" OWNER TO "acme_app2";
+-- in database acme_1
+-- ok if already gone
 REASSIGN OWNED BY "tenantdb_claim_k05e5c537d1cf52fc" TO "acme_app2";
 -- in database acme_1
 DROP OWNED BY "tenantdb_claim_k05e5c537d1cf52fc";

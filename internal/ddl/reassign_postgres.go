@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MPL-2.0
+
+package ddl
+
+// REASSIGN OWNED moves what a role owns in the order of pg_shdepend's
+// rows, and moves a routine (function, procedure, operator, collation, …)
+// only when its receiver may CREATE in the routine's schema: in public once
+// the receiver owns the database (public's owner is pg_database_owner since
+// PostgreSQL 15), in a schema of the giver's once that schema has moved.
+// Where the database's or a schema's row comes after a routine's (a
+// superuser re-asserting an owner, an earlier handover, or only where freed
+// catalog space put it), a bare REASSIGN OWNED fails with "permission
+// denied for schema …", and every retry meets the same order: a tenant's
+// routines would stop its own offboarding. So every handover first moves
+// those containers by name, then REASSIGN OWNED moves the rest in any
+// order.
+
+// OwnedContainers is what a role owns in one database that its other
+// objects live in, read just before a handover (dbclient): the database
+// itself, and its schemas there (NewCatalogSchemaName: any name).
+type OwnedContainers struct {
+	Database bool
+	Schemas  []SchemaName
+}
+
+// reassignOwned renders the handover of everything from owns in db to to
+// (both rendered identifiers): the containers c names first, then REASSIGN
+// OWNED. Only what from owned when dbclient read c is named, and the
+// admin's ALTER of a schema or database that someone else took over in
+// between fails (it must act as that object's owner), unless that someone
+// is a role the admin acts as.
+func reassignOwned(db DatabaseName, from, to string, c OwnedContainers) []Statement {
+	var out []Statement
+	if c.Database {
+		out = append(out, sql("ALTER DATABASE ", pgIdent(db.s), " OWNER TO ", to).done())
+	}
+	for _, s := range c.Schemas {
+		out = append(out, sql("ALTER SCHEMA ", pgIdent(s.s), " OWNER TO ", to).in(db.s).done())
+	}
+	return append(out, sql("REASSIGN OWNED BY ", from, " TO ", to).in(db.s).okIfMissing().done())
+}
