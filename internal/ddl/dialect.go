@@ -27,8 +27,8 @@ type Dialect interface {
 	// DiscardOldPassword ends a retained password (empty where unsupported).
 	DiscardOldPassword(user Username) Plan
 	// TransferOwnership hands what `from` owns in db to `to` (PostgreSQL),
-	// fromSchemas (what `from` owns there, read just before) first.
-	TransferOwnership(db DatabaseName, from, to Username, fromSchemas []SchemaName) Plan
+	// the schemas of fromOwns (read just before) first.
+	TransferOwnership(db DatabaseName, from, to Username, fromOwns OwnedContainers) Plan
 	// DropLogin drops a login this provider created. On PostgreSQL what it
 	// owns in db is first reassigned to the admin, so no table is lost.
 	DropLogin(db DatabaseName, user Username) Plan
@@ -54,17 +54,17 @@ func NewDialect(info ServerInfo) Dialect {
 // creates the new login (with mark where the server keeps one) and grants
 // it; when takeOver (the old login is still the recorded one) it also
 // transfers what the old login owns in db and carries its default
-// privileges (PostgreSQL; oldSchemas, the schemas old owns in db read
-// just before, are handed over first). The handover's undo returns
+// privileges (PostgreSQL; the schemas of oldOwns, what old owns in db
+// read just before, are handed over first). The handover's undo returns
 // everything to the old login and drops the new one, so a failure at any
 // step leaves the tenant as it was: the old login owns and connects. Only when the
 // handover has fully succeeded does the caller run drop, which removes the
 // old login.
 func RotateOwner(d Dialect, db DatabaseName, old, new Username, pw Password, privs PrivilegeSet, mark ClaimMark,
-	takeOver bool, defaults DefaultACLs, oldSchemas []SchemaName) (handover, drop Plan) {
+	takeOver bool, defaults DefaultACLs, oldOwns OwnedContainers) (handover, drop Plan) {
 	handover = CreateMarkedOwner(d, db, new, pw, privs, mark)
 	if takeOver && d.Info().Flavor == FlavorPostgres {
-		handover.Statements = append(handover.Statements, d.TransferOwnership(db, old, new, oldSchemas).Statements...)
+		handover.Statements = append(handover.Statements, d.TransferOwnership(db, old, new, oldOwns).Statements...)
 		handover.Statements = append(handover.Statements, CarryDefaultPrivileges(db, new.Role(), defaults).Statements...)
 		handover.Undo = UndoRotation(db, old, new).Statements
 	}

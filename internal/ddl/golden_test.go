@@ -91,7 +91,7 @@ func renderAll(t *testing.T, info ServerInfo) string {
 		panic(err)
 	}
 	appData := must(NewCatalogSchemaName("app data"))
-	handover, drop := RotateOwner(d, db, owner, newOwner, pw, all, ClaimMark{}, true, defaults, []SchemaName{appData})
+	handover, drop := RotateOwner(d, db, owner, newOwner, pw, all, ClaimMark{}, true, defaults, OwnedContainers{Schemas: []SchemaName{appData}})
 	section("rotate owner: handover", handover)
 	section("rotate owner: drop old", drop)
 	if e == EnginePostgres {
@@ -103,7 +103,7 @@ func renderAll(t *testing.T, info ServerInfo) string {
 		section("offboard: lock the login out", LockOutLogin(owner))
 		section("offboard: create the keeper", CreateKeeper(db))
 		section("offboard: hand owned to the keeper", HandOwnedToKeeper(db, owner, OwnedContainers{Database: true, Schemas: []SchemaName{appData}}))
-		section("re-onboard: the keeper hands to the new owner", KeeperHandsTo(db, newOwner, []SchemaName{appData}))
+		section("re-onboard: the keeper hands to the new owner", KeeperHandsTo(db, newOwner, OwnedContainers{Schemas: []SchemaName{appData}, CreateWithheld: true}))
 		revokes, err := OffboardRevokes(db, []OnwardRow{
 			{Kind: OnwardDatabase, Grantee: "", Privileges: []string{"CONNECT", "TEMPORARY"}},
 			{Kind: OnwardDatabase, Grantee: "bob", Privileges: []string{"CONNECT"}, Grantable: true},

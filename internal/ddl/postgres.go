@@ -110,11 +110,12 @@ func (d postgres) SetPassword(user Username, pw Password, _ bool) Plan {
 // DiscardOldPassword: PostgreSQL has no dual passwords.
 func (d postgres) DiscardOldPassword(Username) Plan { return Plan{} }
 
-func (d postgres) TransferOwnership(db DatabaseName, from, to Username, fromSchemas []SchemaName) Plan {
+func (d postgres) TransferOwnership(db DatabaseName, from, to Username, fromOwns OwnedContainers) Plan {
 	// REASSIGN OWNED moves the database itself (a shared object) and every
 	// object of `from` in it; from's schemas go first (reassignOwned). The
 	// rotation's create has made `to` the database's owner already.
-	return Plan{Statements: reassignOwned(db, pgIdent(from.s), pgIdent(to.s), OwnedContainers{Schemas: fromSchemas})}
+	fromOwns.Database = false
+	return Plan{Statements: reassignOwned(db, pgIdent(from.s), pgIdent(to.s), fromOwns)}
 }
 
 // DropLogin reassigns before it drops: DROP OWNED would otherwise destroy

@@ -14,13 +14,23 @@ package ddl
 // routines would stop its own offboarding. So every handover first moves
 // those containers by name, then REASSIGN OWNED moves the rest in any
 // order.
+//
+// ALTER SCHEMA … OWNER TO also needs the admin to hold CREATE on the
+// database, which it has through the database's owner, unless a tenant
+// revoked its own (REVOKE ALL ON DATABASE … FROM itself: it owns the
+// database, so it may). Its offboarding would then fail the same way, so
+// the receiver (the database's owner by then) is lent CREATE for the
+// schemas' moves and the grant is revoked in the same transaction: the
+// database's ACL ends as the tenant left it.
 
 // OwnedContainers is what a role owns in one database that its other
 // objects live in, read just before a handover (dbclient): the database
 // itself, and its schemas there (NewCatalogSchemaName: any name).
+// CreateWithheld: the database's owner holds no CREATE on it.
 type OwnedContainers struct {
-	Database bool
-	Schemas  []SchemaName
+	Database       bool
+	Schemas        []SchemaName
+	CreateWithheld bool
 }
 
 // reassignOwned renders the handover of everything from owns in db to to
@@ -34,8 +44,16 @@ func reassignOwned(db DatabaseName, from, to string, c OwnedContainers) []Statem
 	if c.Database {
 		out = append(out, sql("ALTER DATABASE ", pgIdent(db.s), " OWNER TO ", to).done())
 	}
+	lend := c.CreateWithheld && len(c.Schemas) > 0
+	if lend {
+		out = append(out, sql("GRANT CREATE ON DATABASE ", pgIdent(db.s), " TO ", to).done())
+	}
 	for _, s := range c.Schemas {
 		out = append(out, sql("ALTER SCHEMA ", pgIdent(s.s), " OWNER TO ", to).in(db.s).done())
 	}
-	return append(out, sql("REASSIGN OWNED BY ", from, " TO ", to).in(db.s).okIfMissing().done())
+	out = append(out, sql("REASSIGN OWNED BY ", from, " TO ", to).in(db.s).okIfMissing().done())
+	if lend {
+		out = append(out, sql("REVOKE CREATE ON DATABASE ", pgIdent(db.s), " FROM ", to).done())
+	}
+	return out
 }

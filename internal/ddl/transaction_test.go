@@ -23,7 +23,7 @@ func TestInOneTransaction(t *testing.T) {
 	all := PrivilegeSet{all: true}
 	mark := OwnerMark{Database: db, DBIdentity: "pg:1:2"}
 	defaults := must(NewDefaultACLs([]DefaultACLRow{{ObjType: 'r', Grantee: "reader", Privilege: "SELECT"}}))
-	handover, drop := RotateOwner(pg, db, owner, newOwner, pw, all, ClaimMark{}, true, defaults, nil)
+	handover, drop := RotateOwner(pg, db, owner, newOwner, pw, all, ClaimMark{}, true, defaults, OwnedContainers{})
 	handover = FinishOwnerMark(pg, MarkOwnerLogin(pg, handover, newOwner, mark), newOwner, mark)
 	create := FinishOwnerMark(pg, MarkOwnerLogin(pg, pg.CreateOwner(db, owner, pw, all), owner, mark), owner, mark)
 	createWithDefaults := create.Append(CarryDefaultPrivileges(db, owner.Role(), defaults)).

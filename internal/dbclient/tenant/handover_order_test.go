@@ -41,36 +41,6 @@ func TestHandover_orderOfCatalogRows(t *testing.T) {
 			`ALTER SCHEMA app OWNER TO CURRENT_USER`,
 			`ALTER SCHEMA app OWNER TO `+e.quote(holder))
 	}
-	ownersAre := func(when, want string) {
-		t.Helper()
-		var got []string
-		rows, err := e.superIn(db).QueryContext(e.ctx, `
-SELECT 'database ' || pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()
-UNION ALL SELECT 'schema app ' || pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'app'
-UNION ALL SELECT 'table app.t ' || pg_get_userbyid(relowner) FROM pg_class WHERE oid = 'app.t'::regclass
-UNION ALL SELECT 'function ' || proname || ' ' || pg_get_userbyid(proowner) FROM pg_proc WHERE proname IN ('f', 'g') AND pronamespace <> 'pg_catalog'::regnamespace
-ORDER BY 1`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, s)
-		}
-		if len(got) != 5 {
-			t.Fatalf("%s: read %d objects, want 5: %v", when, len(got), got)
-		}
-		for _, g := range got {
-			if !strings.HasSuffix(g, " "+want) {
-				t.Errorf("%s: %s, want owned by %s", when, g, want)
-			}
-		}
-	}
-
 	// A rotation: the old login's schema row after its routines.
 	rowsAfterRoutines(owner.String())
 	rotated := e.newUser("horn")
@@ -79,7 +49,7 @@ ORDER BY 1`)
 	if err != nil || dropErr != nil {
 		t.Fatalf("RotateOwner with the schema's row after its routines: %v, %v", err, dropErr)
 	}
-	ownersAre("after the rotation", rotated.String())
+	e.handoverOwnersAre(db, "after the rotation", rotated.String())
 
 	// The offboarding: database and schema rows after the routines'.
 	rowsAfterRoutines(rotated.String())
@@ -87,7 +57,7 @@ ORDER BY 1`)
 		t.Fatalf("DropOwner with the database's and the schema's rows after the routines': %v", err)
 	}
 	keeper := ddl.KeeperName(db).String()
-	ownersAre("after the offboarding", keeper)
+	e.handoverOwnersAre(db, "after the offboarding", keeper)
 
 	// The re-onboarding: the keeper's schema row after its routines.
 	rowsAfterRoutines(keeper)
@@ -96,5 +66,96 @@ ORDER BY 1`)
 		ddl.ConnectionLimit{}); err != nil {
 		t.Fatalf("ClaimOwner of the retained database with the schema's row after its routines: %v", err)
 	}
-	ownersAre("after the re-onboarding", next.String())
+	e.handoverOwnersAre(db, "after the re-onboarding", next.String())
+}
+
+// handoverOwnersAre fails unless the database, schema app, table app.t
+// and the functions f and g in db are all owned by want (read as the
+// superuser).
+func (e *env) handoverOwnersAre(db ddl.DatabaseName, when, want string) {
+	e.t.Helper()
+	var got []string
+	rows, err := e.superIn(db).QueryContext(e.ctx, `
+SELECT 'database ' || pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()
+UNION ALL SELECT 'schema app ' || pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'app'
+UNION ALL SELECT 'table app.t ' || pg_get_userbyid(relowner) FROM pg_class WHERE oid = 'app.t'::regclass
+UNION ALL SELECT 'function ' || proname || ' ' || pg_get_userbyid(proowner) FROM pg_proc
+  WHERE proname IN ('f', 'g') AND pronamespace <> 'pg_catalog'::regnamespace
+ORDER BY 1`)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			e.t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	if len(got) != 5 {
+		e.t.Fatalf("%s: read %d objects, want 5: %v", when, len(got), got)
+	}
+	for _, g := range got {
+		if !strings.HasSuffix(g, " "+want) {
+			e.t.Errorf("%s: %s, want owned by %s", when, g, want)
+		}
+	}
+}
+
+// TestHandover_ownerWithheldItsCreate (PostgreSQL): a tenant owner may
+// revoke its own privileges on its database (REVOKE CREATE ON DATABASE …
+// FROM itself), and ALTER SCHEMA … OWNER TO (REASSIGN OWNED's too) needs
+// the admin to hold CREATE on the database, which it has only through the
+// owner: the tenant's schema would stop its own offboarding ("permission
+// denied for database"), every time. The receiver is lent CREATE for the
+// schemas' moves and it is revoked in the same transaction, so every
+// handover finishes and the database's ACL ends as the tenant left it: no
+// one holds CREATE on it.
+func TestHandover_ownerWithheldItsCreate(t *testing.T) {
+	if !strings.Contains(","+strings.Join(engines, ",")+",", ",postgres,") {
+		t.Skip("PostgreSQL only: database ACLs and REASSIGN OWNED are PostgreSQL's")
+	}
+	e := newEnv(t, "postgres")
+	db, owner, id := e.claimTenant("hwc", "Withheld-1")
+	exec(t, e.mustOpenAs(owner.String(), "Withheld-1", db.String()),
+		"CREATE SCHEMA app", "CREATE TABLE app.t (v int)",
+		"CREATE FUNCTION public.f() RETURNS int LANGUAGE sql AS 'SELECT 1'",
+		"CREATE FUNCTION app.g() RETURNS int LANGUAGE sql AS 'SELECT 2'",
+		"REVOKE CREATE ON DATABASE "+e.quote(db.String())+" FROM CURRENT_USER")
+	nobodyCreates := func(when string) {
+		t.Helper()
+		var n int
+		if err := e.superIn(db).QueryRowContext(e.ctx, `SELECT count(*) FROM pg_database d, aclexplode(d.datacl) x
+WHERE d.datname = current_database() AND x.privilege_type = 'CREATE'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("%s: %d ACL entries give CREATE on the database; the tenant had revoked its own, want none", when, n)
+		}
+	}
+	nobodyCreates("before")
+
+	rotated := e.newUser("hwcn")
+	newID, dropErr, err := e.s.RotateOwner(e.ctx, db, owner, rotated, mustPassword(t, "Withheld-2"),
+		mustPrivileges(t, e.engine, "ALL PRIVILEGES"), ddl.ConnectionLimit{}, id, true)
+	if err != nil || dropErr != nil {
+		t.Fatalf("RotateOwner after the owner revoked its CREATE: %v, %v", err, dropErr)
+	}
+	e.handoverOwnersAre(db, "after the rotation", rotated.String())
+	nobodyCreates("after the rotation")
+
+	if _, err := e.s.DropOwner(e.ctx, db, rotated, newID, nil); err != nil {
+		t.Fatalf("DropOwner after the owner revoked its CREATE: %v", err)
+	}
+	e.handoverOwnersAre(db, "after the offboarding", ddl.KeeperName(db).String())
+	nobodyCreates("after the offboarding")
+
+	next := e.newUser("hwce")
+	if _, err := e.s.ClaimOwner(e.ctx, db, next, mustPassword(t, "Withheld-3"), mustPrivileges(t, e.engine, "ALL PRIVILEGES"),
+		ddl.ConnectionLimit{}); err != nil {
+		t.Fatalf("ClaimOwner of the retained database after the owner revoked its CREATE: %v", err)
+	}
+	e.handoverOwnersAre(db, "after the re-onboarding", next.String())
+	nobodyCreates("after the re-onboarding")
 }

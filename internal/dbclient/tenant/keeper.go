@@ -109,11 +109,11 @@ func (s *Server) withKeeperHandedTo(ctx context.Context, db ddl.DatabaseName, ow
 	if err != nil {
 		return ddl.Plan{}, err
 	}
-	schemas, err := s.ownedSchemas(ctx, db, keeper.String())
+	owns, err := s.ownedSchemas(ctx, db, keeper.String(), owner.String())
 	if err != nil {
 		return ddl.Plan{}, err
 	}
-	return plan.Append(ddl.CarryDefaultPrivileges(db, owner.Role(), acls.WithoutSelf())).Append(ddl.KeeperHandsTo(db, owner, schemas)), nil
+	return plan.Append(ddl.CarryDefaultPrivileges(db, owner.Role(), acls.WithoutSelf())).Append(ddl.KeeperHandsTo(db, owner, owns)), nil
 }
 
 // lockedOut reads whether the PostgreSQL login user may not log in

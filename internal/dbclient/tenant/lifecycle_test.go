@@ -264,7 +264,7 @@ func TestRotateOwner(t *testing.T) {
 		conn.Close()
 
 		handover, drop := ddl.RotateOwner(e.s.dialect(), db, old, newOwner, mustPassword(t, "New-owner-pw"),
-			mustPrivileges(t, e.engine, "ALL PRIVILEGES"), ddl.ClaimMark{}, true, ddl.DefaultACLs{}, nil)
+			mustPrivileges(t, e.engine, "ALL PRIVILEGES"), ddl.ClaimMark{}, true, ddl.DefaultACLs{}, ddl.OwnedContainers{})
 		if err := e.s.Exec(e.ctx, handover); err != nil {
 			t.Fatalf("handover: %v", err)
 		}

@@ -82,16 +82,20 @@ func (s *Server) dropPostgresLoginSteps(ctx context.Context, db ddl.DatabaseName
 			return err
 		}
 	}
-	owns := ddl.OwnedContainers{Database: st.Owner == user.String()}
-	if owns.Schemas, err = s.ownedSchemas(ctx, db, user.String()); err != nil {
-		return err
-	}
 	receiver := ddl.KeeperName(db).Role()
-	var handover ddl.Plan
-	if !offboarding && st.Owner != user.String() && st.Owner != s.spec.Username && !ddl.IsKeeperOf(db, st.Owner) {
+	toRole := !offboarding && st.Owner != user.String() && st.Owner != s.spec.Username && !ddl.IsKeeperOf(db, st.Owner)
+	if toRole {
 		if receiver, err = ddl.NewRoleName(st.Owner); err != nil {
 			return err
 		}
+	}
+	owns, err := s.ownedSchemas(ctx, db, user.String(), receiver.String())
+	if err != nil {
+		return err
+	}
+	owns.Database = st.Owner == user.String()
+	var handover ddl.Plan
+	if toRole {
 		handover = ddl.HandOwnedToRole(db, user, receiver, owns)
 	} else {
 		ready, err := s.keeperReady(ctx, db, user, offboarding)

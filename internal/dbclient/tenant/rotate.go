@@ -128,7 +128,7 @@ func (s *Server) RotateOwner(ctx context.Context, db ddl.DatabaseName, old, new 
 func (s *Server) prepareRotation(ctx context.Context, db ddl.DatabaseName, old, new ddl.Username, pw ddl.Password,
 	privs ddl.PrivilegeSet, takeOver bool, claim ddl.ClaimMark) (ddl.Plan, error) {
 	var defaults ddl.DefaultACLs
-	var oldSchemas []ddl.SchemaName
+	var oldOwns ddl.OwnedContainers
 	if takeOver && s.info.Flavor == ddl.FlavorPostgres {
 		// REASSIGN OWNED needs the old owner's privileges.
 		if err := s.requireAdministers(ctx, old); err != nil {
@@ -138,11 +138,11 @@ func (s *Server) prepareRotation(ctx context.Context, db ddl.DatabaseName, old, 
 		if defaults, err = s.proof.DefaultACLs(ctx, db, old.String()); err != nil {
 			return ddl.Plan{}, err
 		}
-		if oldSchemas, err = s.ownedSchemas(ctx, db, old.String()); err != nil {
+		if oldOwns, err = s.ownedSchemas(ctx, db, old.String(), new.String()); err != nil {
 			return ddl.Plan{}, err
 		}
 	}
-	handover, _ := ddl.RotateOwner(s.dialect(), db, old, new, pw, privs, claim, takeOver, defaults, oldSchemas)
+	handover, _ := ddl.RotateOwner(s.dialect(), db, old, new, pw, privs, claim, takeOver, defaults, oldOwns)
 	return handover, nil
 }
 

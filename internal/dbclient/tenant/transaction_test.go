@@ -83,7 +83,7 @@ func TestExecTransaction_failureLeavesCatalogAsBefore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		handover, _ := ddl.RotateOwner(s.dialect(), db, old, newLogin, mustPassword(t, "Tx-new-1"), privs, ddl.NewClaimMark(), true, defaults, nil)
+		handover, _ := ddl.RotateOwner(s.dialect(), db, old, newLogin, mustPassword(t, "Tx-new-1"), privs, ddl.NewClaimMark(), true, defaults, ddl.OwnedContainers{})
 		plan := ddl.MarkOwnerLogin(s.dialect(), handover, newLogin, mark)
 		if c.failing {
 			plan = plan.Append(ddl.MakeDatabaseOwner(db, ghost))

@@ -160,11 +160,13 @@ ALTER SCHEMA "app data" OWNER TO "tenantdb_claim_k05e5c537d1cf52fc";
 REASSIGN OWNED BY "acme_app" TO "tenantdb_claim_k05e5c537d1cf52fc";
 
 -- == re-onboard: the keeper hands to the new owner ==
+GRANT CREATE ON DATABASE "acme_1" TO "acme_app2";
 -- in database acme_1
 ALTER SCHEMA "app data" OWNER TO "acme_app2";
 -- in database acme_1
 -- ok if already gone
 REASSIGN OWNED BY "tenantdb_claim_k05e5c537d1cf52fc" TO "acme_app2";
+REVOKE CREATE ON DATABASE "acme_1" FROM "acme_app2";
 -- in database acme_1
 DROP OWNED BY "tenantdb_claim_k05e5c537d1cf52fc";
 DROP ROLE "tenantdb_claim_k05e5c537d1cf52fc";
