@@ -99,7 +99,9 @@ func (d mysql) DiscardOldPassword(user Username) Plan {
 
 // TransferOwnership is a no-op: MySQL databases have no owner; the new
 // login's grant is what hands the database over.
-func (d mysql) TransferOwnership(DatabaseName, Username, Username, OwnedContainers) Plan { return Plan{} }
+func (d mysql) TransferOwnership(DatabaseName, Username, Username, OwnedContainers) Plan {
+	return Plan{}
+}
 
 func (d mysql) DropLogin(_ DatabaseName, user Username) Plan {
 	return Plan{Statements: []Statement{sql("DROP USER IF EXISTS ", mysqlAccount(user)).done()}}

@@ -3,9 +3,11 @@
 package tenant
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient/proof"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/ddl"
 )
 
@@ -22,15 +24,7 @@ import (
 // the offboarding's (to the keeper), the re-onboarding's (the keeper's to
 // the new owner) and a rotation's (the old login's to the new).
 func TestHandover_orderOfCatalogRows(t *testing.T) {
-	if !strings.Contains(","+strings.Join(engines, ",")+",", ",postgres,") {
-		t.Skip("PostgreSQL only: REASSIGN OWNED is PostgreSQL's")
-	}
-	e := newEnv(t, "postgres")
-	db, owner, id := e.claimTenant("hor", "Handover-1")
-	exec(t, e.mustOpenAs(owner.String(), "Handover-1", db.String()),
-		"CREATE SCHEMA app", "CREATE TABLE app.t (v int)",
-		"CREATE FUNCTION public.f() RETURNS int LANGUAGE sql AS 'SELECT 1'",
-		"CREATE FUNCTION app.g() RETURNS int LANGUAGE sql AS 'SELECT 2'")
+	e, db, owner, id := handoverTenant(t, "hor")
 	// rowsAfterRoutines rewrites the owner rows of db and schema app so that
 	// they come after the routines' rows.
 	rowsAfterRoutines := func(holder string) {
@@ -67,6 +61,26 @@ func TestHandover_orderOfCatalogRows(t *testing.T) {
 		t.Fatalf("ClaimOwner of the retained database with the schema's row after its routines: %v", err)
 	}
 	e.handoverOwnersAre(db, "after the re-onboarding", next.String())
+}
+
+// handoverTenant claims a PostgreSQL tenant (skipping the test where
+// PostgreSQL does not run) whose owner makes schema app with table t and
+// functions public.f and app.g, then runs more (%s: the database's name).
+func handoverTenant(t *testing.T, prefix string, more ...string) (*env, ddl.DatabaseName, ddl.Username, proof.Identity) {
+	t.Helper()
+	if !strings.Contains(","+strings.Join(engines, ",")+",", ",postgres,") {
+		t.Skip("PostgreSQL only: REASSIGN OWNED and database ACLs are PostgreSQL's")
+	}
+	e := newEnv(t, "postgres")
+	db, owner, id := e.claimTenant(prefix, "Handover-1")
+	stmts := []string{"CREATE SCHEMA app", "CREATE TABLE app.t (v int)",
+		"CREATE FUNCTION public.f() RETURNS int LANGUAGE sql AS 'SELECT 1'",
+		"CREATE FUNCTION app.g() RETURNS int LANGUAGE sql AS 'SELECT 2'"}
+	for _, m := range more {
+		stmts = append(stmts, fmt.Sprintf(m, db))
+	}
+	exec(t, e.mustOpenAs(owner.String(), "Handover-1", db.String()), stmts...)
+	return e, db, owner, id
 }
 
 // handoverOwnersAre fails unless the database, schema app, table app.t
@@ -113,16 +127,7 @@ ORDER BY 1`)
 // handover finishes and the database's ACL ends as the tenant left it: no
 // one holds CREATE on it.
 func TestHandover_ownerWithheldItsCreate(t *testing.T) {
-	if !strings.Contains(","+strings.Join(engines, ",")+",", ",postgres,") {
-		t.Skip("PostgreSQL only: database ACLs and REASSIGN OWNED are PostgreSQL's")
-	}
-	e := newEnv(t, "postgres")
-	db, owner, id := e.claimTenant("hwc", "Withheld-1")
-	exec(t, e.mustOpenAs(owner.String(), "Withheld-1", db.String()),
-		"CREATE SCHEMA app", "CREATE TABLE app.t (v int)",
-		"CREATE FUNCTION public.f() RETURNS int LANGUAGE sql AS 'SELECT 1'",
-		"CREATE FUNCTION app.g() RETURNS int LANGUAGE sql AS 'SELECT 2'",
-		"REVOKE CREATE ON DATABASE "+e.quote(db.String())+" FROM CURRENT_USER")
+	e, db, owner, id := handoverTenant(t, "hwc", `REVOKE CREATE ON DATABASE "%s" FROM CURRENT_USER`)
 	nobodyCreates := func(when string) {
 		t.Helper()
 		var n int
@@ -137,7 +142,7 @@ WHERE d.datname = current_database() AND x.privilege_type = 'CREATE'`).Scan(&n);
 	nobodyCreates("before")
 
 	rotated := e.newUser("hwcn")
-	newID, dropErr, err := e.s.RotateOwner(e.ctx, db, owner, rotated, mustPassword(t, "Withheld-2"),
+	newID, dropErr, err := e.s.RotateOwner(e.ctx, db, owner, rotated, mustPassword(t, "Handover-2"),
 		mustPrivileges(t, e.engine, "ALL PRIVILEGES"), ddl.ConnectionLimit{}, id, true)
 	if err != nil || dropErr != nil {
 		t.Fatalf("RotateOwner after the owner revoked its CREATE: %v, %v", err, dropErr)
@@ -152,7 +157,7 @@ WHERE d.datname = current_database() AND x.privilege_type = 'CREATE'`).Scan(&n);
 	nobodyCreates("after the offboarding")
 
 	next := e.newUser("hwce")
-	if _, err := e.s.ClaimOwner(e.ctx, db, next, mustPassword(t, "Withheld-3"), mustPrivileges(t, e.engine, "ALL PRIVILEGES"),
+	if _, err := e.s.ClaimOwner(e.ctx, db, next, mustPassword(t, "Handover-3"), mustPrivileges(t, e.engine, "ALL PRIVILEGES"),
 		ddl.ConnectionLimit{}); err != nil {
 		t.Fatalf("ClaimOwner of the retained database after the owner revoked its CREATE: %v", err)
 	}
