@@ -27,3 +27,14 @@ func ResetIsTemplate(db DatabaseName) Statement {
 // read-write when a tenant's database set default_transaction_read_only
 // and the server did not (dbclient's verifyAdminSession).
 const PostgresSessionReadWrite = "SET default_transaction_read_only = off"
+
+// RestoreOwnerConnect gives a PostgreSQL tenant database's owner CONNECT on
+// it again: the owner may revoke its own (REVOKE CONNECT ON DATABASE …
+// FROM itself; PUBLIC has none since the create), and the admin enters the
+// database through the owner (a member of it), so that would keep every
+// offboarding and grant destroy out. Only while offboarding, when that is
+// what refuses the admin's connection (dbclient's tenantConnector), and
+// said. The right then follows the database to its keeper.
+func RestoreOwnerConnect(db DatabaseName, owner RoleName) Statement {
+	return sql("GRANT CONNECT ON DATABASE ", pgIdent(db.s), " TO ", pgIdent(owner.s)).done()
+}

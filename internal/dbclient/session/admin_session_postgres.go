@@ -355,6 +355,44 @@ func (s *Session) ResetFlags(ctx context.Context, db ddl.DatabaseName, allowConn
 	return len(reset) > 0, nil
 }
 
+// restoreOwnerConnect gives db's owner CONNECT on it again, only when ctx
+// is an offboarding (or a declared delete), the admin may not connect to
+// db and neither may its owner (a tenant revoked its own), and records it.
+// It reports whether it did.
+func (s *Session) restoreOwnerConnect(ctx context.Context, db ddl.DatabaseName) (bool, error) {
+	n, _ := ctx.Value(offboardingKey{}).(*OffboardNotes)
+	if n == nil || s.info.Flavor != ddl.FlavorPostgres {
+		return false, nil
+	}
+	var owner string
+	var adminMay, ownerMay bool
+	err := s.Query(ctx, func(ctx context.Context, q Queryer) error {
+		return q.QueryRowContext(ctx, `SELECT pg_catalog.pg_get_userbyid(datdba)::text,
+       pg_catalog.has_database_privilege(CURRENT_USER, oid, 'CONNECT'), pg_catalog.has_database_privilege(datdba, oid, 'CONNECT')
+FROM pg_catalog.pg_database WHERE datname = $1`, db.String()).Scan(&owner, &adminMay, &ownerMay)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.ReadError("read who may connect to database "+db.String(), err)
+	}
+	if adminMay || ownerMay {
+		return false, nil
+	}
+	role, err := ddl.NewRoleName(owner)
+	if err != nil {
+		return false, nil //nolint:nilerr // not a role name the server can hold: keep the server's error
+	}
+	if err := s.execOne(ctx, ddl.RestoreOwnerConnect(db, role)); err != nil {
+		return false, err
+	}
+	n.mu.Lock()
+	n.flags = append(n.flags, FlagReset{Database: db.String(), Flag: fmt.Sprintf("CONNECT on it granted to its owner %q again", owner)})
+	n.mu.Unlock()
+	return true, nil
+}
+
 // ConnectionLimitReset is a database's CONNECTION LIMIT that kept the admin
 // out, set back to -1 (no limit).
 type ConnectionLimitReset struct {
@@ -386,6 +424,24 @@ type tenantConnector struct {
 
 func (c tenantConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.Connector.Connect(ctx)
+	if err != nil && CodeOf(err) == "pg:42501" {
+		// No CONNECT privilege (its owner may revoke its own): an
+		// offboarding gives it back to the owner (restoreOwnerConnect
+		// reads that it is what blocks); anything else keeps the
+		// server's error.
+		db, nerr := ddl.NewCatalogDatabaseName(c.database)
+		if nerr != nil {
+			return nil, err
+		}
+		restored, rerr := c.s.restoreOwnerConnect(ctx, db)
+		if rerr != nil {
+			return nil, rerr
+		}
+		if !restored {
+			return nil, err
+		}
+		return c.Connector.Connect(ctx)
+	}
 	if err != nil && CodeOf(err) == "pg:55000" {
 		// ALLOW_CONNECTIONS false (the owner may set it): an offboarding
 		// opens the database again (resetFlags reads that it is what

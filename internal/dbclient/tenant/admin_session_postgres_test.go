@@ -314,3 +314,55 @@ func TestAdminSession_connectionLimitOutsideOffboarding(t *testing.T) {
 		t.Fatalf("after the offboarding's connection: resets %+v, limit %d; want one reset of 0, limit -1", r, limit())
 	}
 }
+
+// TestAdminSession_ownerRevokedItsConnect: a tenant owner may revoke its
+// own CONNECT on its database (PUBLIC has none since the create), and the
+// admin enters the database through the owner, so that kept every
+// offboarding out ("permission denied for database"), for good. Outside an
+// offboarding nothing is changed: a grant's create fails and the ACL
+// stays. An offboarding gives the owner CONNECT again (the login is locked
+// out by then), says so, and finishes: the keeper holds the database and
+// may connect, the login is gone.
+func TestAdminSession_ownerRevokedItsConnect(t *testing.T) {
+	e := pgEnv(t)
+	db, owner, id := e.claimTenant("rc", "Revoked-1")
+	exec(t, e.mustOpenAs(owner.String(), "Revoked-1", db.String()),
+		"CREATE TABLE kept (v int)", "INSERT INTO kept VALUES (1)",
+		"REVOKE CONNECT ON DATABASE "+pgQuoteIdent(db.String())+" FROM CURRENT_USER")
+	acl := func() string {
+		var s string
+		if err := e.superDB().QueryRowContext(e.ctx, `SELECT COALESCE(datacl::text, '') FROM pg_database WHERE datname = $1`, db.String()).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := acl()
+	grantee := e.plainLogin("rcg", "Grantee1")
+	if _, err := e.s.CreateGrant(e.ctx, db, grantee, mustPrivileges(t, e.engine, "SELECT")); err == nil {
+		t.Fatal("a grant's create entered a database whose owner revoked its own CONNECT")
+	}
+	if got := acl(); got != before {
+		t.Fatalf("outside an offboarding the database's ACL changed: %s -> %s", before, got)
+	}
+
+	ctx, notes := session.Offboarding(e.ctx)
+	if _, err := e.s.DropOwner(ctx, db, owner, id, nil); err != nil {
+		t.Fatalf("DropOwner after the owner revoked its own CONNECT: %v", err)
+	}
+	want := session.FlagReset{Database: db.String(), Flag: fmt.Sprintf("CONNECT on it granted to its owner %q again", owner.String())}
+	if r := notes.FlagResets(); len(r) != 1 || r[0] != want {
+		t.Errorf("the offboarding's notes: %+v, want %+v", r, want)
+	}
+	keeper := ddl.KeeperName(db).String()
+	var keeperMay bool
+	if err := e.superDB().QueryRowContext(e.ctx, `SELECT has_database_privilege($2, oid, 'CONNECT') FROM pg_database WHERE datname = $1`,
+		db.String(), keeper).Scan(&keeperMay); err != nil || !keeperMay {
+		t.Errorf("the keeper may connect: %v (%v), want true (the owner's restored CONNECT follows the database); ACL %s", keeperMay, err, acl())
+	}
+	if owner := e.tableOwner(db, "kept"); owner != keeper {
+		t.Errorf("kept owned by %q, want the keeper %q", owner, keeper)
+	}
+	if e.loginExists(owner) {
+		t.Error("the login exists after its offboarding")
+	}
+}
