@@ -423,57 +423,78 @@ type tenantConnector struct {
 }
 
 func (c tenantConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	conn, err := c.Connector.Connect(ctx)
-	if err != nil && CodeOf(err) == "pg:42501" {
+	// The server checks ALLOW_CONNECTIONS, then the CONNECT privilege, then
+	// the CONNECTION LIMIT, and a tenant may have set all three: each
+	// refusal is cleared in turn (when it may be) and the connection tried
+	// again.
+	for range 3 {
+		conn, err := c.Connector.Connect(ctx)
+		if err == nil {
+			return conn, nil
+		}
+		cleared, cerr := c.clear(ctx, err)
+		if cerr != nil {
+			return nil, cerr
+		}
+		if !cleared {
+			return nil, err
+		}
+	}
+	return c.Connector.Connect(ctx)
+}
+
+// clear clears what refused a connection into the database when an
+// offboarding may: it reports whether it did, or the error to return
+// instead of the server's (a CONNECTION LIMIT outside an offboarding, a
+// failed reset).
+func (c tenantConnector) clear(ctx context.Context, refused error) (bool, error) {
+	switch CodeOf(refused) {
+	case "pg:55000":
+		// ALLOW_CONNECTIONS false (the owner may set it): an offboarding
+		// opens the database again (ResetFlags reads that it is what
+		// blocks); anything else keeps the server's error.
+		db, err := ddl.NewCatalogDatabaseName(c.database)
+		if err != nil {
+			return false, nil //nolint:nilerr // not a name tenantdb makes: keep the server's error
+		}
+		reset, err := c.s.ResetFlags(ctx, db, true, false)
+		return err == nil && reset, nil
+	case "pg:42501":
 		// No CONNECT privilege (its owner may revoke its own): an
 		// offboarding gives it back to the owner (restoreOwnerConnect
-		// reads that it is what blocks); anything else keeps the
-		// server's error.
-		db, nerr := ddl.NewCatalogDatabaseName(c.database)
-		if nerr != nil {
-			return nil, err
+		// reads that it is what blocks).
+		db, err := ddl.NewCatalogDatabaseName(c.database)
+		if err != nil {
+			return false, nil //nolint:nilerr // not a name tenantdb makes: keep the server's error
 		}
-		restored, rerr := c.s.restoreOwnerConnect(ctx, db)
-		if rerr != nil {
-			return nil, rerr
-		}
-		if !restored {
-			return nil, err
-		}
-		return c.Connector.Connect(ctx)
+		return c.s.restoreOwnerConnect(ctx, db)
+	case "pg:53300":
+		return c.liftConnectionLimit(ctx)
 	}
-	if err != nil && CodeOf(err) == "pg:55000" {
-		// ALLOW_CONNECTIONS false (the owner may set it): an offboarding
-		// opens the database again (resetFlags reads that it is what
-		// blocks); anything else keeps the server's error.
-		db, nerr := ddl.NewCatalogDatabaseName(c.database)
-		if nerr != nil {
-			return nil, err
-		}
-		if reset, rerr := c.s.ResetFlags(ctx, db, true, false); rerr != nil || !reset {
-			return nil, err
-		}
-		return c.Connector.Connect(ctx)
-	}
-	if err == nil || CodeOf(err) != "pg:53300" {
-		return conn, err
-	}
-	limit, hit, rerr := c.s.connectionLimitHit(ctx, c.database)
-	if rerr != nil || !hit {
-		return nil, err
+	return false, nil
+}
+
+// liftConnectionLimit: a connection refused for too many sessions, when
+// the database's CONNECTION LIMIT is what is reached (not the admin's role
+// limit or max_connections), is let in by an offboarding, which sets the
+// limit to -1 and records it; outside one the error names the limit.
+func (c tenantConnector) liftConnectionLimit(ctx context.Context) (bool, error) {
+	limit, hit, err := c.s.connectionLimitHit(ctx, c.database)
+	if err != nil || !hit {
+		return false, nil //nolint:nilerr // unread or not the database's limit: keep the server's error
 	}
 	notes, _ := ctx.Value(offboardingKey{}).(*OffboardNotes)
 	db, nerr := ddl.NewDatabaseName(ddl.EnginePostgres, c.database)
 	if notes == nil || nerr != nil {
-		return nil, &connectionLimitError{database: c.database, limit: limit}
+		return false, &connectionLimitError{database: c.database, limit: limit}
 	}
 	if err := c.s.execOne(ctx, ddl.ResetConnectionLimit(db)); err != nil {
-		return nil, err
+		return false, err
 	}
 	notes.mu.Lock()
 	notes.resets = append(notes.resets, ConnectionLimitReset{Database: c.database, Limit: limit})
 	notes.mu.Unlock()
-	return c.Connector.Connect(ctx)
+	return true, nil
 }
 
 // connectionLimitHit reads whether database's CONNECTION LIMIT is what

@@ -318,7 +318,9 @@ func TestAdminSession_connectionLimitOutsideOffboarding(t *testing.T) {
 // TestAdminSession_ownerRevokedItsConnect: a tenant owner may revoke its
 // own CONNECT on its database (PUBLIC has none since the create), and the
 // admin enters the database through the owner, so that kept every
-// offboarding out ("permission denied for database"), for good. Outside an
+// offboarding out ("permission denied for database"), for good. Here it
+// also closed the database (ALLOW_CONNECTIONS false, checked before
+// CONNECT) and set CONNECTION LIMIT 0 (checked after). Outside an
 // offboarding nothing is changed: a grant's create fails and the ACL
 // stays. An offboarding gives the owner CONNECT again (the login is locked
 // out by then), says so, and finishes: the keeper holds the database and
@@ -329,6 +331,10 @@ func TestAdminSession_ownerRevokedItsConnect(t *testing.T) {
 	exec(t, e.mustOpenAs(owner.String(), "Revoked-1", db.String()),
 		"CREATE TABLE kept (v int)", "INSERT INTO kept VALUES (1)",
 		"REVOKE CONNECT ON DATABASE "+pgQuoteIdent(db.String())+" FROM CURRENT_USER")
+	// The server checks these before CONNECT and after it: the tenant may
+	// set all three, each met in turn.
+	exec(t, e.mustOpenAs(owner.String(), "Revoked-1", "postgres"),
+		"ALTER DATABASE "+pgQuoteIdent(db.String())+" ALLOW_CONNECTIONS false CONNECTION LIMIT 0")
 	acl := func() string {
 		var s string
 		if err := e.superDB().QueryRowContext(e.ctx, `SELECT COALESCE(datacl::text, '') FROM pg_database WHERE datname = $1`, db.String()).Scan(&s); err != nil {
@@ -349,9 +355,13 @@ func TestAdminSession_ownerRevokedItsConnect(t *testing.T) {
 	if _, err := e.s.DropOwner(ctx, db, owner, id, nil); err != nil {
 		t.Fatalf("DropOwner after the owner revoked its own CONNECT: %v", err)
 	}
-	want := session.FlagReset{Database: db.String(), Flag: fmt.Sprintf("CONNECT on it granted to its owner %q again", owner.String())}
-	if r := notes.FlagResets(); len(r) != 1 || r[0] != want {
-		t.Errorf("the offboarding's notes: %+v, want %+v", r, want)
+	want := []session.FlagReset{{Database: db.String(), Flag: "ALLOW_CONNECTIONS true"},
+		{Database: db.String(), Flag: fmt.Sprintf("CONNECT on it granted to its owner %q again", owner.String())}}
+	if r := notes.FlagResets(); !slices.Equal(r, want) {
+		t.Errorf("the offboarding's flag notes: %+v, want %+v", r, want)
+	}
+	if r := notes.ConnectionLimitResets(); len(r) != 1 || r[0] != (session.ConnectionLimitReset{Database: db.String(), Limit: 0}) {
+		t.Errorf("the offboarding's connection-limit notes: %+v, want one reset of 0", r)
 	}
 	keeper := ddl.KeeperName(db).String()
 	var keeperMay bool
