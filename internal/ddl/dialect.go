@@ -57,9 +57,9 @@ func NewDialect(info ServerInfo) Dialect {
 // privileges (PostgreSQL; the schemas of oldOwns, what old owns in db
 // read just before, are handed over first). The handover's undo returns
 // everything to the old login and drops the new one, so a failure at any
-// step leaves the tenant as it was: the old login owns and connects. Only when the
-// handover has fully succeeded does the caller run drop, which removes the
-// old login.
+// step leaves the tenant as it was: the old login owns and connects. Only
+// when the handover has fully succeeded does the caller run drop, which
+// removes the old login.
 func RotateOwner(d Dialect, db DatabaseName, old, new Username, pw Password, privs PrivilegeSet, mark ClaimMark,
 	takeOver bool, defaults DefaultACLs, oldOwns OwnedContainers) (handover, drop Plan) {
 	handover = CreateMarkedOwner(d, db, new, pw, privs, mark)

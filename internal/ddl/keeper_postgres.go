@@ -98,10 +98,9 @@ func handOwnedTo(db DatabaseName, user Username, to string, owns OwnedContainers
 // KeeperHandsTo renders re-onboarding's part: what db's keeper owns there
 // goes to the new owner (its schemas first, reassignOwned; the caller's
 // plan has made owner the database's owner already, so owns.Database is
-// false), and the keeper,
-// owning nothing left, goes (DROP OWNED removes its default privileges,
-// which the caller carried to owner first). Inside db, so it shares the
-// owner's create transaction.
+// false), and the keeper, owning nothing left, goes (DROP OWNED removes
+// its default privileges, which the caller carried to owner first).
+// Inside db, so it shares the owner's create transaction.
 func KeeperHandsTo(db DatabaseName, owner Username, owns OwnedContainers) Plan {
 	k := pgIdent(KeeperName(db).s)
 	return Plan{Statements: append(reassignOwned(db, k, pgIdent(owner.s), owns),
