@@ -15,18 +15,21 @@ package ddl
 // those containers by name, then REASSIGN OWNED moves the rest in any
 // order.
 //
-// ALTER SCHEMA … OWNER TO also needs the admin to hold CREATE on the
-// database, which it has through the database's owner, unless a tenant
-// revoked its own (REVOKE ALL ON DATABASE … FROM itself: it owns the
-// database, so it may). Its offboarding would then fail the same way, so
-// the receiver (the database's owner by then) is lent CREATE for the
-// schemas' moves and the grant is revoked in the same transaction: the
+// Some moves also need CREATE on the database: ALTER SCHEMA … OWNER TO
+// (and REASSIGN's move of a schema) for the admin, which has it through
+// the database's owner, and a publication's move for its receiver. A
+// tenant may revoke its own (REVOKE CREATE ON DATABASE … FROM itself: it
+// owns the database), and its offboarding would then fail the same way,
+// every time. So when neither the owner nor the receiver holds it, the
+// receiver (the database's owner by then) is lent CREATE for the
+// handover and the grant is revoked in the same transaction: the
 // database's ACL ends as the tenant left it.
 
 // OwnedContainers is what a role owns in one database that its other
 // objects live in, read just before a handover (dbclient): the database
 // itself, and its schemas there (NewCatalogSchemaName: any name).
-// CreateWithheld: the database's owner holds no CREATE on it.
+// CreateWithheld: neither the database's owner nor the receiver holds
+// CREATE on it.
 type OwnedContainers struct {
 	Database       bool
 	Schemas        []SchemaName
@@ -44,15 +47,14 @@ func reassignOwned(db DatabaseName, from, to string, c OwnedContainers) []Statem
 	if c.Database {
 		out = append(out, sql("ALTER DATABASE ", pgIdent(db.s), " OWNER TO ", to).done())
 	}
-	lend := c.CreateWithheld && len(c.Schemas) > 0
-	if lend {
+	if c.CreateWithheld {
 		out = append(out, sql("GRANT CREATE ON DATABASE ", pgIdent(db.s), " TO ", to).done())
 	}
 	for _, s := range c.Schemas {
 		out = append(out, sql("ALTER SCHEMA ", pgIdent(s.s), " OWNER TO ", to).in(db.s).done())
 	}
 	out = append(out, sql("REASSIGN OWNED BY ", from, " TO ", to).in(db.s).okIfMissing().done())
-	if lend {
+	if c.CreateWithheld {
 		out = append(out, sql("REVOKE CREATE ON DATABASE ", pgIdent(db.s), " FROM ", to).done())
 	}
 	return out

@@ -9,7 +9,7 @@ import (
 
 // TestReassignOwned: the database and the giver's schemas move by name
 // before REASSIGN OWNED, and CREATE on the database is lent to the
-// receiver only while schemas move and the owner withheld it.
+// receiver for the handover when the owner withheld it.
 func TestReassignOwned(t *testing.T) {
 	t.Parallel()
 	db := must(NewDatabaseName(EnginePostgres, "acme_1"))
@@ -27,7 +27,8 @@ func TestReassignOwned(t *testing.T) {
 		{"CREATE withheld, schemas", OwnedContainers{Database: true, Schemas: []SchemaName{app}, CreateWithheld: true}, []string{
 			`ALTER DATABASE "acme_1" OWNER TO "k"`, `GRANT CREATE ON DATABASE "acme_1" TO "k"`, `ALTER SCHEMA "app" OWNER TO "k"`,
 			`REASSIGN OWNED BY "o" TO "k"`, `REVOKE CREATE ON DATABASE "acme_1" FROM "k"`}},
-		{"CREATE withheld, no schema: nothing lent", OwnedContainers{CreateWithheld: true}, []string{`REASSIGN OWNED BY "o" TO "k"`}},
+		{"CREATE withheld, no schema (a publication needs it too)", OwnedContainers{CreateWithheld: true}, []string{
+			`GRANT CREATE ON DATABASE "acme_1" TO "k"`, `REASSIGN OWNED BY "o" TO "k"`, `REVOKE CREATE ON DATABASE "acme_1" FROM "k"`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var got []string

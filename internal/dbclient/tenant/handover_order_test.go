@@ -3,7 +3,6 @@
 package tenant
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -65,7 +64,7 @@ func TestHandover_orderOfCatalogRows(t *testing.T) {
 
 // handoverTenant claims a PostgreSQL tenant (skipping the test where
 // PostgreSQL does not run) whose owner makes schema app with table t and
-// functions public.f and app.g, then runs more (%s: the database's name).
+// functions public.f and app.g, then runs more ({db}: the database's name).
 func handoverTenant(t *testing.T, prefix string, more ...string) (*env, ddl.DatabaseName, ddl.Username, proof.Identity) {
 	t.Helper()
 	if !strings.Contains(","+strings.Join(engines, ",")+",", ",postgres,") {
@@ -77,7 +76,7 @@ func handoverTenant(t *testing.T, prefix string, more ...string) (*env, ddl.Data
 		"CREATE FUNCTION public.f() RETURNS int LANGUAGE sql AS 'SELECT 1'",
 		"CREATE FUNCTION app.g() RETURNS int LANGUAGE sql AS 'SELECT 2'"}
 	for _, m := range more {
-		stmts = append(stmts, fmt.Sprintf(m, db))
+		stmts = append(stmts, strings.ReplaceAll(m, "{db}", db.String()))
 	}
 	exec(t, e.mustOpenAs(owner.String(), "Handover-1", db.String()), stmts...)
 	return e, db, owner, id
@@ -121,13 +120,15 @@ ORDER BY 1`)
 // revoke its own privileges on its database (REVOKE CREATE ON DATABASE …
 // FROM itself), and ALTER SCHEMA … OWNER TO (REASSIGN OWNED's too) needs
 // the admin to hold CREATE on the database, which it has only through the
-// owner: the tenant's schema would stop its own offboarding ("permission
-// denied for database"), every time. The receiver is lent CREATE for the
+// owner, as a publication's move needs its receiver to: the tenant's
+// schema or publication would stop its own offboarding ("permission denied
+// for database"), every time. The receiver is lent CREATE for the
 // schemas' moves and it is revoked in the same transaction, so every
 // handover finishes and the database's ACL ends as the tenant left it: no
 // one holds CREATE on it.
 func TestHandover_ownerWithheldItsCreate(t *testing.T) {
-	e, db, owner, id := handoverTenant(t, "hwc", `REVOKE CREATE ON DATABASE "%s" FROM CURRENT_USER`)
+	e, db, owner, id := handoverTenant(t, "hwc", "CREATE PUBLICATION tenant_pub FOR TABLE app.t",
+		`REVOKE CREATE ON DATABASE "{db}" FROM CURRENT_USER`)
 	nobodyCreates := func(when string) {
 		t.Helper()
 		var n int
@@ -137,6 +138,14 @@ WHERE d.datname = current_database() AND x.privilege_type = 'CREATE'`).Scan(&n);
 		}
 		if n != 0 {
 			t.Errorf("%s: %d ACL entries give CREATE on the database; the tenant had revoked its own, want none", when, n)
+		}
+	}
+	publicationOwnerIs := func(when, want string) {
+		t.Helper()
+		var got string
+		if err := e.superIn(db).QueryRowContext(e.ctx, `SELECT pg_get_userbyid(pubowner) FROM pg_publication WHERE pubname = 'tenant_pub'`).
+			Scan(&got); err != nil || got != want {
+			t.Errorf("%s: publication tenant_pub owned by %q (%v), want %q", when, got, err, want)
 		}
 	}
 	nobodyCreates("before")
@@ -149,12 +158,14 @@ WHERE d.datname = current_database() AND x.privilege_type = 'CREATE'`).Scan(&n);
 	}
 	e.handoverOwnersAre(db, "after the rotation", rotated.String())
 	nobodyCreates("after the rotation")
+	publicationOwnerIs("after the rotation", rotated.String())
 
 	if _, err := e.s.DropOwner(e.ctx, db, rotated, newID, nil); err != nil {
 		t.Fatalf("DropOwner after the owner revoked its CREATE: %v", err)
 	}
 	e.handoverOwnersAre(db, "after the offboarding", ddl.KeeperName(db).String())
 	nobodyCreates("after the offboarding")
+	publicationOwnerIs("after the offboarding", ddl.KeeperName(db).String())
 
 	next := e.newUser("hwce")
 	if _, err := e.s.ClaimOwner(e.ctx, db, next, mustPassword(t, "Handover-3"), mustPrivileges(t, e.engine, "ALL PRIVILEGES"),
@@ -163,4 +174,31 @@ WHERE d.datname = current_database() AND x.privilege_type = 'CREATE'`).Scan(&n);
 	}
 	e.handoverOwnersAre(db, "after the re-onboarding", next.String())
 	nobodyCreates("after the re-onboarding")
+	publicationOwnerIs("after the re-onboarding", next.String())
+}
+
+// TestHandover_publicationWithCreateWithheld (PostgreSQL): with no schema
+// of its own, a tenant's publication alone needs CREATE on the database
+// lent (its receiver must hold it) once the tenant revoked its own.
+func TestHandover_publicationWithCreateWithheld(t *testing.T) {
+	if !strings.Contains(","+strings.Join(engines, ",")+",", ",postgres,") {
+		t.Skip("PostgreSQL only: publications are PostgreSQL's")
+	}
+	e := newEnv(t, "postgres")
+	db, owner, id := e.claimTenant("hpc", "Handover-1")
+	exec(t, e.mustOpenAs(owner.String(), "Handover-1", db.String()), "CREATE TABLE t (v int)",
+		"CREATE PUBLICATION tenant_pub FOR TABLE t", `REVOKE CREATE ON DATABASE "`+db.String()+`" FROM CURRENT_USER`)
+	if _, err := e.s.DropOwner(e.ctx, db, owner, id, nil); err != nil {
+		t.Fatalf("DropOwner of a tenant with a publication, its CREATE revoked: %v", err)
+	}
+	var pubOwner string
+	var creators int
+	if err := e.superIn(db).QueryRowContext(e.ctx, `SELECT pg_get_userbyid(pubowner),
+  (SELECT count(*) FROM pg_database d, aclexplode(d.datacl) x WHERE d.datname = current_database() AND x.privilege_type = 'CREATE')
+FROM pg_publication WHERE pubname = 'tenant_pub'`).Scan(&pubOwner, &creators); err != nil {
+		t.Fatal(err)
+	}
+	if keeper := ddl.KeeperName(db).String(); pubOwner != keeper || creators != 0 {
+		t.Errorf("publication owned by %q, %d ACL entries give CREATE; want the keeper %q and none (the lend revoked)", pubOwner, creators, keeper)
+	}
 }
