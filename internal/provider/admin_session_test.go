@@ -165,24 +165,38 @@ func TestAccAdminSession_tenantFunctionsNeverCalled(t *testing.T) {
 
 // TestAccAdminSession_tenantSettingsNeverBlockOffboarding (item 3): each
 // setting the owner may put on its database that would stop the admin:
-// read-only transactions, a 1 ms statement_timeout, CONNECTION LIMIT 0.
-// Removing the owner and the grant from the configuration succeeds: the
-// grantee loses CONNECT, the owner role is gone, and a reset limit is
-// reported.
+// read-only transactions, a 1 ms statement_timeout, CONNECTION LIMIT 0,
+// its own CONNECT revoked. Removing the owner and the grant from the
+// configuration succeeds: the grantee loses CONNECT, the owner role is
+// gone, and a reset limit or a CONNECT given back is reported.
 func TestAccAdminSession_tenantSettingsNeverBlockOffboarding(t *testing.T) {
 	s := testAccServer(t, "postgres")
 	for _, c := range []struct{ name, setting string }{
-		{"read_only", "SET default_transaction_read_only = on"},
-		{"statement_timeout", "SET statement_timeout = 1"},
-		{"connection_limit", "CONNECTION LIMIT 0"},
+		{"read_only", "ALTER DATABASE %s SET default_transaction_read_only = on"},
+		{"statement_timeout", "ALTER DATABASE %s SET statement_timeout = 1"},
+		{"connection_limit", "ALTER DATABASE %s CONNECTION LIMIT 0"},
+		// PUBLIC has no CONNECT since the create, and the admin enters
+		// through the owner.
+		{"connect_revoked", "REVOKE CONNECT ON DATABASE %s FROM CURRENT_USER"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w, db, owner, grantee := s.trustTenant(t, "asset", "retain")
-			if err := s.as(owner, trustOwnerPW, db, fmt.Sprintf("ALTER DATABASE %s %s", s.ident(db), c.setting)); err != nil {
+			if err := s.as(owner, trustOwnerPW, db, fmt.Sprintf(c.setting, s.ident(db))); err != nil {
 				t.Fatalf("the owner cannot change its database (the event this test is about): %v", err)
 			}
 			r := s.offboardKeepingDatabase(t, w, db)
 			s.requireOwnerAndGrantGone(t, db, owner, grantee)
+			if c.name == "connect_revoked" {
+				d := r.requireDiag(t, "warning", summaryFlagReset)
+				if !strings.Contains(d.Detail, fmt.Sprintf("Database %q", db)) || !strings.Contains(d.Detail, "CONNECT on it granted to its owner") {
+					t.Fatalf("the warning does not name the database and the CONNECT it gave back: %q", d.Detail)
+				}
+				var keeperMay bool
+				if err := s.super(t, "").QueryRow(`SELECT has_database_privilege(r.oid, d.oid, 'CONNECT') FROM pg_database d, pg_roles r
+WHERE d.datname = $1 AND r.oid = d.datdba`, db).Scan(&keeperMay); err != nil || !keeperMay {
+					t.Fatalf("the database's holder may connect: %v (%v), want true (the owner's CONNECT given back follows the database)", keeperMay, err)
+				}
+			}
 			if c.name != "connection_limit" {
 				r.forbidDiag(t, summaryConnectionLimitReset)
 				return
