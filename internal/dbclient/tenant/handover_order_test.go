@@ -34,32 +34,41 @@ func TestHandover_orderOfCatalogRows(t *testing.T) {
 			`ALTER SCHEMA app OWNER TO CURRENT_USER`,
 			`ALTER SCHEMA app OWNER TO `+e.quote(holder))
 	}
-	// A rotation: the old login's schema row after its routines.
-	rowsAfterRoutines(owner.String())
-	rotated := e.newUser("horn")
+	e.handOverThreeWays(db, owner, id, rowsAfterRoutines, func(when, receiver string) { e.handoverOwnersAre(db, when, receiver) })
+}
+
+// handOverThreeWays runs every PostgreSQL handover on db in turn: a
+// rotation of owner to a new login, that login's offboarding (to the
+// keeper) and a new owner's onboarding (from the keeper). before runs
+// ahead of each with the role that holds everything then, check after
+// each with the step's name and the receiver.
+func (e *env) handOverThreeWays(db ddl.DatabaseName, owner ddl.Username, id proof.Identity,
+	before func(holder string), check func(when, receiver string)) {
+	t := e.t
+	t.Helper()
+	before(owner.String())
+	rotated := e.newUser("hrot")
 	newID, dropErr, err := e.s.RotateOwner(e.ctx, db, owner, rotated, mustPassword(t, "Handover-2"),
 		mustPrivileges(t, e.engine, "ALL PRIVILEGES"), ddl.ConnectionLimit{}, id, true)
 	if err != nil || dropErr != nil {
-		t.Fatalf("RotateOwner with the schema's row after its routines: %v, %v", err, dropErr)
+		t.Fatalf("RotateOwner: %v, %v", err, dropErr)
 	}
-	e.handoverOwnersAre(db, "after the rotation", rotated.String())
+	check("after the rotation", rotated.String())
 
-	// The offboarding: database and schema rows after the routines'.
-	rowsAfterRoutines(rotated.String())
+	before(rotated.String())
 	if _, err := e.s.DropOwner(e.ctx, db, rotated, newID, nil); err != nil {
-		t.Fatalf("DropOwner with the database's and the schema's rows after the routines': %v", err)
+		t.Fatalf("DropOwner (the offboarding): %v", err)
 	}
 	keeper := ddl.KeeperName(db).String()
-	e.handoverOwnersAre(db, "after the offboarding", keeper)
+	check("after the offboarding", keeper)
 
-	// The re-onboarding: the keeper's schema row after its routines.
-	rowsAfterRoutines(keeper)
-	next := e.newUser("hore")
+	before(keeper)
+	next := e.newUser("hnext")
 	if _, err := e.s.ClaimOwner(e.ctx, db, next, mustPassword(t, "Handover-3"), mustPrivileges(t, e.engine, "ALL PRIVILEGES"),
 		ddl.ConnectionLimit{}); err != nil {
-		t.Fatalf("ClaimOwner of the retained database with the schema's row after its routines: %v", err)
+		t.Fatalf("ClaimOwner of the retained database (the re-onboarding): %v", err)
 	}
-	e.handoverOwnersAre(db, "after the re-onboarding", next.String())
+	check("after the re-onboarding", next.String())
 }
 
 // handoverTenant claims a PostgreSQL tenant (skipping the test where
@@ -67,10 +76,7 @@ func TestHandover_orderOfCatalogRows(t *testing.T) {
 // functions public.f and app.g, then runs more ({db}: the database's name).
 func handoverTenant(t *testing.T, prefix string, more ...string) (*env, ddl.DatabaseName, ddl.Username, proof.Identity) {
 	t.Helper()
-	if !strings.Contains(","+strings.Join(engines, ",")+",", ",postgres,") {
-		t.Skip("PostgreSQL only: REASSIGN OWNED and database ACLs are PostgreSQL's")
-	}
-	e := newEnv(t, "postgres")
+	e := pgEnv(t)
 	db, owner, id := e.claimTenant(prefix, "Handover-1")
 	stmts := []string{"CREATE SCHEMA app", "CREATE TABLE app.t (v int)",
 		"CREATE FUNCTION public.f() RETURNS int LANGUAGE sql AS 'SELECT 1'",
@@ -149,42 +155,18 @@ WHERE d.datname = current_database() AND x.privilege_type = 'CREATE'`).Scan(&n);
 		}
 	}
 	nobodyCreates("before")
-
-	rotated := e.newUser("hwcn")
-	newID, dropErr, err := e.s.RotateOwner(e.ctx, db, owner, rotated, mustPassword(t, "Handover-2"),
-		mustPrivileges(t, e.engine, "ALL PRIVILEGES"), ddl.ConnectionLimit{}, id, true)
-	if err != nil || dropErr != nil {
-		t.Fatalf("RotateOwner after the owner revoked its CREATE: %v, %v", err, dropErr)
-	}
-	e.handoverOwnersAre(db, "after the rotation", rotated.String())
-	nobodyCreates("after the rotation")
-	publicationOwnerIs("after the rotation", rotated.String())
-
-	if _, err := e.s.DropOwner(e.ctx, db, rotated, newID, nil); err != nil {
-		t.Fatalf("DropOwner after the owner revoked its CREATE: %v", err)
-	}
-	e.handoverOwnersAre(db, "after the offboarding", ddl.KeeperName(db).String())
-	nobodyCreates("after the offboarding")
-	publicationOwnerIs("after the offboarding", ddl.KeeperName(db).String())
-
-	next := e.newUser("hwce")
-	if _, err := e.s.ClaimOwner(e.ctx, db, next, mustPassword(t, "Handover-3"), mustPrivileges(t, e.engine, "ALL PRIVILEGES"),
-		ddl.ConnectionLimit{}); err != nil {
-		t.Fatalf("ClaimOwner of the retained database after the owner revoked its CREATE: %v", err)
-	}
-	e.handoverOwnersAre(db, "after the re-onboarding", next.String())
-	nobodyCreates("after the re-onboarding")
-	publicationOwnerIs("after the re-onboarding", next.String())
+	e.handOverThreeWays(db, owner, id, func(string) {}, func(when, receiver string) {
+		e.handoverOwnersAre(db, when, receiver)
+		nobodyCreates(when)
+		publicationOwnerIs(when, receiver)
+	})
 }
 
 // TestHandover_publicationWithCreateWithheld (PostgreSQL): with no schema
 // of its own, a tenant's publication alone needs CREATE on the database
 // lent (its receiver must hold it) once the tenant revoked its own.
 func TestHandover_publicationWithCreateWithheld(t *testing.T) {
-	if !strings.Contains(","+strings.Join(engines, ",")+",", ",postgres,") {
-		t.Skip("PostgreSQL only: publications are PostgreSQL's")
-	}
-	e := newEnv(t, "postgres")
+	e := pgEnv(t)
 	db, owner, id := e.claimTenant("hpc", "Handover-1")
 	exec(t, e.mustOpenAs(owner.String(), "Handover-1", db.String()), "CREATE TABLE t (v int)",
 		"CREATE PUBLICATION tenant_pub FOR TABLE t", `REVOKE CREATE ON DATABASE "`+db.String()+`" FROM CURRENT_USER`)
