@@ -14,7 +14,8 @@ import (
 // ownedSchemasQuery reads, inside a database, the schemas the role $1 owns
 // there, and whether the database's owner or the handover's receiver $2
 // (which may not exist yet) holds CREATE on it: a tenant may revoke its
-// own, and ALTER SCHEMA … OWNER TO then needs it lent (ddl.OwnedContainers).
+// own, and moving a schema or a publication then needs it lent
+// (ddl.OwnedContainers).
 const ownedSchemasQuery = `
 SELECT pg_catalog.has_database_privilege(d.datdba, d.oid, 'CREATE')
        OR COALESCE(pg_catalog.has_database_privilege((SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = $2), d.oid, 'CREATE'), false),
@@ -24,7 +25,7 @@ FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database()`
 
 // ownedSchemas reads the schemas role owns in db, which a handover to
 // receiver moves before REASSIGN OWNED moves the routines in them, and
-// whether their move needs CREATE on db lent to receiver: only when
+// whether the handover needs CREATE on db lent to receiver: only when
 // neither the database's owner (whose ACL entries follow the database to
 // receiver) nor receiver holds it, so the lend's REVOKE takes back only
 // what it gave (ddl.OwnedContainers; the caller says whether role owns db
