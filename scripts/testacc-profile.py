@@ -115,6 +115,10 @@ def report(samples_path, runs):
 
 
 def text(path):
+    # go test -json prints a package's "ok"/"FAIL" line as output; the
+    # prebuilt binaries run through test2json (testacc-bins.sh) end with the
+    # package's pass or fail event only, so that line is written from it.
+    summarized = set()
     with open(path) as f:
         for line in f:
             try:
@@ -122,8 +126,14 @@ def text(path):
             except ValueError:
                 sys.stdout.write(line)
                 continue
+            out, pkg = ev.get("Output", ""), ev.get("Package", "")
             if ev.get("Action") == "output":
-                sys.stdout.write(ev.get("Output", ""))
+                sys.stdout.write(out)
+                if not ev.get("Test") and out.startswith(("ok  \t", "FAIL\t")):
+                    summarized.add(pkg)
+            elif ev.get("Action") in ("pass", "fail") and not ev.get("Test") and pkg not in summarized:
+                word = "ok  " if ev["Action"] == "pass" else "FAIL"
+                sys.stdout.write("%s\t%s\t%.3fs\n" % (word, pkg, ev.get("Elapsed", 0)))
 
 
 def main():

@@ -85,9 +85,12 @@ logs=$(mktemp -d "${TMPDIR:-/tmp}/tenantdb-testacc.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
 export TENANTDB_TEST_VERSIONS_FILE=$logs/versions
 
-# Build the test binaries once before the runs start, so they do not
-# compile the same packages at the same time.
-$GO test -count=1 -run '^$' ./... >/dev/null
+# The test binaries, linked once before the runs start (so they do not
+# compile the same packages at the same time, nor link a package's binary
+# again in every run: scripts/testacc-bins.sh).
+# shellcheck source=scripts/testacc-bins.sh
+. ./scripts/testacc-bins.sh
+build_test_bins "$logs/bin" >/dev/null
 # The provider binaries the CLI tests run (the plain one and the kill-point
 # suite's), built once for every run instead of twice per run
 # (internal/provider/cli_test.go, prebuiltProvider).
@@ -100,7 +103,8 @@ $GO build -tags killpoints -o "$TENANTDB_TEST_PROVIDER_BINS/killpoints/terraform
 # not named TestAcc) and run once, in the unit run.
 shards=${TENANTDB_TESTACC_SHARDS:-2}
 declare -A SHARD_RUN=()
-provider_tests=$($GO test -list '.*' $provider_pkg | grep -E '^(Test|Example|Fuzz)')
+provider_path=$($GO list $provider_pkg)
+provider_tests=$(cd "${TEST_DIR[$provider_path]}" && "${TEST_BIN[$provider_path]}" -test.list '.*' | grep -E '^(Test|Example|Fuzz)')
 while read -r sum name; do
 	i=$((sum % shards + 1))
 	SHARD_RUN[$i]+="${SHARD_RUN[$i]:+|}$name"
@@ -108,6 +112,8 @@ done < <(grep -E '^TestAcc' <<<"$provider_tests" | grep -vxE "$cross_tests" | gr
 	while read -r name; do echo "$(printf %s "$name" | cksum | cut -d' ' -f1) $name"; done)
 provider_unit_run="^($(grep -vE '^TestAcc' <<<"$provider_tests" | paste -sd'|' -))\$"
 unit_pkgs=$($GO list ./... | grep -vE '/internal/(testserver|dbclient(/[a-z]+)?|provider|demo)$' | tr '\n' ' ')
+# shellcheck disable=SC2086 # a list of packages
+server_pkgs=$($GO list $server_pkgs | tr '\n' ' ')
 
 # The queue, the longest runs first: every kind's shards, then the other
 # packages with servers, then those without.
@@ -154,11 +160,11 @@ start_job() {
 	case $job in
 	unit)
 		kind=mariadb,postgres
-		pkgs="$unit_pkgs $provider_pkg"
+		pkgs="$unit_pkgs $provider_path"
 		;;
 	*-acc-*)
 		kind=${job%%-acc-*}
-		pkgs=$provider_pkg
+		pkgs=$provider_path
 		run="^(${SHARD_RUN[${job##*-acc-}]})\$"
 		;;
 	*-servers)
@@ -173,23 +179,21 @@ start_job() {
 		# families of the pair in one process.
 		# shellcheck disable=SC2086 # pkgs holds a list of packages
 		{
-			TENANTDB_TEST_ENGINES=$kind TENANTDB_TESTACC_JOB=$job $GO test $format $pkgs -count=1 -timeout "${TENANTDB_TESTACC_TIMEOUT:-45m}"
+			TENANTDB_TEST_ENGINES=$kind TENANTDB_TESTACC_JOB=$job run_test_bins $format '' $pkgs
 			status=$?
-			TENANTDB_TEST_ENGINES=$kind TENANTDB_TESTACC_JOB=$job $GO test $format $provider_pkg -run "^($cross_tests)\$" -count=1 \
-				-timeout "${TENANTDB_TESTACC_TIMEOUT:-45m}" && exit $status
+			TENANTDB_TEST_ENGINES=$kind TENANTDB_TESTACC_JOB=$job run_test_bins $format "^($cross_tests)\$" "$provider_path" && exit $status
 		} >"$out" 2>&1 &
 	elif [ "$job" = unit ]; then
 		# The unit packages' every test, the provider package's non-TestAcc
 		# ones: -run is one pattern for all packages, so two go tests.
 		# shellcheck disable=SC2086 # pkgs holds a list of packages
 		{
-			TENANTDB_TEST_ENGINES=$kind TENANTDB_TESTACC_JOB=$job $GO test $format $unit_pkgs -count=1 -timeout "${TENANTDB_TESTACC_TIMEOUT:-45m}" &&
-				TENANTDB_TEST_ENGINES=$kind TENANTDB_TESTACC_JOB=$job $GO test $format $provider_pkg -run "$provider_unit_run" -count=1 -timeout "${TENANTDB_TESTACC_TIMEOUT:-45m}"
+			TENANTDB_TEST_ENGINES=$kind TENANTDB_TESTACC_JOB=$job run_test_bins $format '' $unit_pkgs &&
+				TENANTDB_TEST_ENGINES=$kind TENANTDB_TESTACC_JOB=$job run_test_bins $format "$provider_unit_run" "$provider_path"
 		} >"$out" 2>&1 &
 	else
 		# shellcheck disable=SC2086 # pkgs holds a list of packages
-		TENANTDB_TEST_ENGINES=$kind TENANTDB_TESTACC_JOB=$job $GO test $format $pkgs ${run:+-run "$run"} \
-			-count=1 -timeout "${TENANTDB_TESTACC_TIMEOUT:-45m}" >"$out" 2>&1 &
+		TENANTDB_TEST_ENGINES=$kind TENANTDB_TESTACC_JOB=$job run_test_bins $format "$run" $pkgs >"$out" 2>&1 &
 	fi
 	PID[$job]=$!
 	JOB_OF[$!]=$job

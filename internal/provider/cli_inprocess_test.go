@@ -38,11 +38,14 @@ import (
 //     the command ends: its statements are counted, and it is killed or
 //     times out, in a process of its own, as before.
 //
+// A destroy (`destroy`, `-destroy`) is served in-process too, the
+// provider told by the test that the command destroys, as the binary
+// learns it from its parent process (terraform_command.go), whose reading
+// TestAccPreflight_planRefuses proves through the binary; in a kill-point
+// workspace too, since its points are armed only in the interrupted apply.
+//
 // A command starts the binary as users run it (providerBinary) when what
 // it proves lives in terraform's own plugin processes:
-//   - destroy plans: the provider asks its parent process whether
-//     terraform destroys (terraform_command.go), and only terraform is
-//     that parent;
 //   - logging (TF_LOG*, TF_ACC_LOG*): the provider's log must be in
 //     terraform's, where the secrets tests search it; TF_CLI_ARGS* may
 //     say -destroy;
@@ -69,9 +72,7 @@ func cliProviderFor(tags string, ownProcess bool, args, base, env, testEnv []str
 	if ownProcess || os.Getenv("TENANTDB_TEST_CLI_PROVIDER") == "process" {
 		return providerBinary
 	}
-	if len(args) == 0 || args[0] == "destroy" || slices.ContainsFunc(args, func(a string) bool {
-		return a == "-destroy" || strings.HasPrefix(a, "-destroy=")
-	}) {
+	if len(args) == 0 {
 		return providerBinary
 	}
 	for _, kv := range slices.Concat(env, testEnv) {
@@ -84,13 +85,27 @@ func cliProviderFor(tags string, ownProcess bool, args, base, env, testEnv []str
 			return providerBinary
 		}
 	}
-	switch tags {
-	case "":
+	switch {
+	case tags == "", tags == "killpoints" && commandDestroys(args, nil):
 		return providerInProcess
-	case "killpoints":
+	case tags == "killpoints":
 		return providerReattached
 	}
 	return providerBinary
+}
+
+// commandDestroys reports whether terraform run with args (and env, its
+// environment) plans a destroy, as the provider reads its parent's command
+// line (destroyingArgs).
+func commandDestroys(args, env []string) bool {
+	return destroyingArgs(append([]string{"terraform"}, args...), func(key string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+				return v
+			}
+		}
+		return ""
+	})
 }
 
 // reattachNames are the addresses terraform and OpenTofu give the
@@ -109,12 +124,13 @@ func reattachEnv(entry any) (string, error) {
 }
 
 // serveForCommand serves a fresh provider in the test binary for one
-// terraform command. It returns the TF_REATTACH_PROVIDERS entry that sends
+// terraform command, which destroys or not. It returns the TF_REATTACH_PROVIDERS entry that sends
 // terraform to it and the func that stops it (and closes its connection
 // registry) once the command has ended.
-func serveForCommand(t *testing.T) (envEntry string, stop func()) {
+func serveForCommand(t *testing.T, destroys bool) (envEntry string, stop func()) {
 	t.Helper()
 	p := New("dev")().(*tenantdbProvider)
+	p.destroying = func() bool { return destroys }
 	ctx, cancel := context.WithCancel(context.Background())
 	reattach := make(chan *plugin.ReattachConfig, 1)
 	closed := make(chan struct{})

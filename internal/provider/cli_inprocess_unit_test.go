@@ -24,13 +24,14 @@ func TestCLIProviderFor(t *testing.T) {
 		{name: "plan", args: []string{"plan", "-detailed-exitcode"}, env: base, want: providerInProcess},
 		{name: "variables only", args: []string{"apply"}, env: plus("TF_VAR_owner_password=x"), want: providerInProcess},
 		{name: "kill-point binary", tags: "killpoints", args: []string{"apply"}, env: base, want: providerReattached},
-		{name: "kill-point binary, destroy", tags: "killpoints", args: []string{"destroy"}, env: base},
+		{name: "kill-point workspace, destroy", tags: "killpoints", args: []string{"destroy"}, env: base, want: providerInProcess},
+		{name: "kill-point workspace, destroy plan", tags: "killpoints", args: []string{"plan", "-destroy"}, env: base, want: providerInProcess},
 		{name: "kill-point binary, its own environment", tags: "killpoints", args: []string{"apply"}, env: plus("TENANTDB_TEST_SSH_KEEPALIVE=200ms")},
 		{name: "other tags", tags: "other", args: []string{"apply"}, env: base},
 		{name: "asked for its own process", ownProcess: true, args: []string{"apply"}, env: base},
-		{name: "destroy", args: []string{"destroy", "-auto-approve"}, env: base},
-		{name: "destroy plan", args: []string{"plan", "-destroy"}, env: base},
-		{name: "destroy plan spelled out", args: []string{"apply", "-destroy=true"}, env: base},
+		{name: "destroy", args: []string{"destroy", "-auto-approve"}, env: base, want: providerInProcess},
+		{name: "destroy plan", args: []string{"plan", "-destroy"}, env: base, want: providerInProcess},
+		{name: "destroy asked for its own process", ownProcess: true, args: []string{"destroy"}, env: base},
 		{name: "log asked in the command", args: []string{"apply"}, env: plus("TF_LOG=TRACE")},
 		{name: "log asked by the test", args: []string{"apply"}, env: base, testEnv: []string{"TF_ACC_LOG=TRACE"}},
 		{name: "arguments from the environment", args: []string{"apply"}, env: base, testEnv: []string{"TF_CLI_ARGS_apply=-destroy"}},
@@ -43,5 +44,28 @@ func TestCLIProviderFor(t *testing.T) {
 				t.Errorf("cliProviderFor(%q, %v, %q, env %q, test env %q) = %v, want %v", c.tags, c.ownProcess, c.args, c.env, c.testEnv, got, c.want)
 			}
 		})
+	}
+}
+
+// TestCommandDestroys pins what the in-process provider of a CLI command is
+// told: whether the command destroys, read as the binary reads terraform's
+// command line.
+func TestCommandDestroys(t *testing.T) {
+	for _, c := range []struct {
+		args, env []string
+		want      bool
+	}{
+		{args: []string{"destroy", "-auto-approve"}, want: true},
+		{args: []string{"plan", "-destroy"}, want: true},
+		{args: []string{"apply", "-destroy=true", "-auto-approve"}, want: true},
+		{args: []string{"apply", "-auto-approve"}},
+		{args: []string{"plan", "-detailed-exitcode"}},
+		{args: []string{"apply"}, env: []string{"TF_CLI_ARGS_apply=-destroy"}, want: true},
+		{args: []string{"apply"}, env: []string{"TF_CLI_ARGS_apply=-destroy", "TF_CLI_ARGS_apply="}},
+		{args: []string{"import", "x", "y"}},
+	} {
+		if got := commandDestroys(c.args, c.env); got != c.want {
+			t.Errorf("commandDestroys(%q, env %q) = %v, want %v", c.args, c.env, got, c.want)
+		}
 	}
 }

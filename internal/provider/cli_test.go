@@ -168,7 +168,7 @@ func (w *cliWorkspace) run(args ...string) cliResult {
 	env := append(os.Environ(), w.env...)
 	switch cliProviderFor(w.tags, w.ownProcess, args, w.base, w.env, os.Environ()) {
 	case providerInProcess:
-		reattach, stop := serveForCommand(w.t)
+		reattach, stop := serveForCommand(w.t, commandDestroys(args, env))
 		defer stop()
 		env = append(env, reattach)
 	case providerReattached:

@@ -49,7 +49,7 @@ type preflightConn struct {
 //     bastion's host key, a hop that accepted and never answered): an
 //     error, since the apply would fail the same way.
 func (d *providerData) preflightServer(ctx context.Context, ref serverRef, object string, diags *diag.Diagnostics) (*dbclient.Server, bool) {
-	if d == nil || d.registry == nil || !d.preflightKnown(ref) || terraformDestroying() {
+	if d == nil || d.registry == nil || !d.preflightKnown(ref) || d.terraformDestroys() {
 		return nil, false
 	}
 	if !ref.Auth.IAM() {

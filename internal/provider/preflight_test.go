@@ -133,6 +133,16 @@ resource "tenantdb_tenant_database" "later" {
 			saved := cliResultOf(tryEnv(w.dir, append(os.Environ(), w.env...), cliBinary(), "apply", "-json", "tfplan"))
 			saved.mustFail(t, "the saved plan's apply after the name was taken").requireDiag(t, "error", "DatabasePreExists")
 			proof.assert(t, "the saved plan's refused apply")
+			// The configuration still declares the database the preflight
+			// refuses, and a destroy is not stopped by it: the provider
+			// binary reads from terraform's command line that the plan
+			// before the destroy plan is a destroy's (terraform_command.go;
+			// the other CLI tests serve their destroys in-process and tell
+			// the provider so).
+			w.inOwnProcess().run("destroy", "-auto-approve").mustSucceed(t, "destroy with the refused database still declared")
+			if s.loginExists(t, freshOwner) {
+				t.Fatalf("the destroy left the owner %s", freshOwner)
+			}
 
 			// A server whose host is known only after apply: the plan checks
 			// nothing and succeeds; the apply checks and refuses.

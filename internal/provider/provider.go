@@ -48,6 +48,11 @@ type tenantdbProvider struct {
 	// registry is shared by every Configure of this process: one bounded
 	// pool per server per provider process.
 	registry *dbclient.Registry
+	// destroying says whether the terraform command served plans a
+	// destroy; nil asks the parent process (terraform_command.go). A test
+	// that serves the provider in-process for one command of its own sets
+	// it from that command's arguments.
+	destroying func() bool
 }
 
 type providerModel struct {
@@ -148,7 +153,7 @@ func (p *tenantdbProvider) Configure(ctx context.Context, req provider.Configure
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	data := &providerData{registry: p.registry, passwords: map[string]string{}, caCerts: map[string]string{}}
+	data := &providerData{registry: p.registry, destroying: p.destroying, passwords: map[string]string{}, caCerts: map[string]string{}}
 	if cfg.AdminPasswords.IsUnknown() {
 		data.unknown = true
 	} else if !cfg.AdminPasswords.IsNull() {

@@ -48,6 +48,8 @@ type providerData struct {
 	// preflights: each server's plan-time connection, tried once per
 	// process (preflight.go).
 	preflights sync.Map
+	// destroying: the provider's (tenantdbProvider.destroying).
+	destroying func() bool
 }
 
 // grantServer is what tenantdb_tenant_grant calls on a server: every

@@ -17,11 +17,23 @@ import (
 // creates. No request says which kind of plan it is, so the provider asks
 // the process that started it: terraform (or tofu), whose arguments and
 // TF_CLI_ARGS say whether it destroys. Elsewhere (a platform without
-// /proc, a provider served in-process by a test) the answer is "no", and
-// the preflight runs as in any plan.
+// /proc, a provider served in-process by terraform-plugin-testing) the
+// answer is "no", and the preflight runs as in any plan; the acceptance
+// tests that serve the provider in-process for one terraform command of
+// their own tell it from that command's arguments (cli_inprocess_test.go).
 var terraformDestroying = sync.OnceValue(func() bool {
 	return destroyingArgs(parentArgs(), os.Getenv)
 })
+
+// terraformDestroys reports whether the terraform command the provider
+// serves plans a destroy: as the provider was told (a test serving it
+// in-process for a command of its own), else as its parent says.
+func (d *providerData) terraformDestroys() bool {
+	if d.destroying != nil {
+		return d.destroying()
+	}
+	return terraformDestroying()
+}
 
 // parentArgs is the command line of this process's parent, or nil.
 func parentArgs() []string {
