@@ -36,13 +36,16 @@ import (
 //     killpoints), started by the test in debug mode with the command's
 //     environment, in the process group the suite kills, and killed when
 //     the command ends: its statements are counted, and it is killed or
-//     times out, in a process of its own, as before.
+//     times out, in a process of its own, as before. Only the apply a
+//     kill or timeout point interrupts runs it (interruptedApplyProvider):
+//     its points are armed there alone, so the kill-point workspace's other
+//     commands (the apply before, the applies after, the plans, the
+//     destroy) are served in-process like any other's.
 //
 // A destroy (`destroy`, `-destroy`) is served in-process too, the
 // provider told by the test that the command destroys, as the binary
 // learns it from its parent process (terraform_command.go), whose reading
-// TestAccPreflight_planRefuses proves through the binary; in a kill-point
-// workspace too, since its points are armed only in the interrupted apply.
+// TestAccPreflight_planRefuses proves through the binary.
 //
 // A command starts the binary as users run it (providerBinary) when what
 // it proves lives in terraform's own plugin processes:
@@ -85,10 +88,20 @@ func cliProviderFor(tags string, ownProcess bool, args, base, env, testEnv []str
 			return providerBinary
 		}
 	}
-	switch {
-	case tags == "", tags == "killpoints" && commandDestroys(args, nil):
+	switch tags {
+	case "", "killpoints":
 		return providerInProcess
-	case tags == "killpoints":
+	}
+	return providerBinary
+}
+
+// interruptedApplyProvider says where the provider of an apply that
+// startApplyInGroup starts (and a kill or timeout point interrupts) runs:
+// the kill-point binary reattached, where the workspace's other commands
+// are served in-process; else the binary terraform starts (the
+// killed-terraform tests kill terraform's own plugin processes).
+func interruptedApplyProvider(tags string, ownProcess bool, base, env, testEnv []string) cliProvider {
+	if tags == "killpoints" && cliProviderFor(tags, ownProcess, []string{"apply"}, base, env, testEnv) == providerInProcess {
 		return providerReattached
 	}
 	return providerBinary

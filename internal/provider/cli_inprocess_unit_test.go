@@ -23,9 +23,8 @@ func TestCLIProviderFor(t *testing.T) {
 		{name: "apply", args: []string{"apply", "-auto-approve"}, env: base, want: providerInProcess},
 		{name: "plan", args: []string{"plan", "-detailed-exitcode"}, env: base, want: providerInProcess},
 		{name: "variables only", args: []string{"apply"}, env: plus("TF_VAR_owner_password=x"), want: providerInProcess},
-		{name: "kill-point binary", tags: "killpoints", args: []string{"apply"}, env: base, want: providerReattached},
+		{name: "kill-point workspace", tags: "killpoints", args: []string{"apply"}, env: base, want: providerInProcess},
 		{name: "kill-point workspace, destroy", tags: "killpoints", args: []string{"destroy"}, env: base, want: providerInProcess},
-		{name: "kill-point workspace, destroy plan", tags: "killpoints", args: []string{"plan", "-destroy"}, env: base, want: providerInProcess},
 		{name: "kill-point binary, its own environment", tags: "killpoints", args: []string{"apply"}, env: plus("TENANTDB_TEST_SSH_KEEPALIVE=200ms")},
 		{name: "other tags", tags: "other", args: []string{"apply"}, env: base},
 		{name: "asked for its own process", ownProcess: true, args: []string{"apply"}, env: base},
@@ -44,6 +43,30 @@ func TestCLIProviderFor(t *testing.T) {
 				t.Errorf("cliProviderFor(%q, %v, %q, env %q, test env %q) = %v, want %v", c.tags, c.ownProcess, c.args, c.env, c.testEnv, got, c.want)
 			}
 		})
+	}
+}
+
+// TestInterruptedApplyProvider pins which interrupted applies run the
+// kill-point binary reattached (their points armed) and which the binary
+// terraform starts.
+func TestInterruptedApplyProvider(t *testing.T) {
+	t.Setenv("TENANTDB_TEST_CLI_PROVIDER", "")
+	base := []string{"TF_CLI_CONFIG_FILE=/tmp/x/tf.rc"}
+	for _, c := range []struct {
+		name       string
+		tags       string
+		ownProcess bool
+		env        []string
+		want       cliProvider
+	}{
+		{name: "kill-point workspace", tags: "killpoints", env: base, want: providerReattached},
+		{name: "kill-point workspace in its own process", tags: "killpoints", ownProcess: true, env: base, want: providerBinary},
+		{name: "kill-point workspace, its own environment", tags: "killpoints", env: append(append([]string{}, base...), "TENANTDB_TEST_SSH_KEEPALIVE=200ms"), want: providerBinary},
+		{name: "plain workspace (terraform killed)", env: base, want: providerBinary},
+	} {
+		if got := interruptedApplyProvider(c.tags, c.ownProcess, base, c.env, nil); got != c.want {
+			t.Errorf("%s: interruptedApplyProvider = %v, want %v", c.name, got, c.want)
+		}
 	}
 }
 

@@ -166,15 +166,10 @@ type cliResult struct {
 func (w *cliWorkspace) run(args ...string) cliResult {
 	w.t.Helper()
 	env := append(os.Environ(), w.env...)
-	switch cliProviderFor(w.tags, w.ownProcess, args, w.base, w.env, os.Environ()) {
-	case providerInProcess:
+	if cliProviderFor(w.tags, w.ownProcess, args, w.base, w.env, os.Environ()) == providerInProcess {
 		reattach, stop := serveForCommand(w.t, commandDestroys(args, env))
 		defer stop()
 		env = append(env, reattach)
-	case providerReattached:
-		p := w.startReattached(env)
-		defer p.stop()
-		env = append(env, p.env)
 	}
 	out, err := tryEnv(w.dir, env, cliBinary(), append(args, "-json")...)
 	return cliResultOf(out, err)

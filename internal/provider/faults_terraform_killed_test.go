@@ -55,7 +55,7 @@ func (s accServer) applyKilledAt(t *testing.T, w *cliWorkspace, prefix string) {
 // (so a SIGKILL to the group, killGroup, reaches the provider too), with
 // extra environment variables, which the provider gets too; done receives
 // its end. The kill-point suite's provider runs reattached
-// (cliProviderFor): the test starts it as the group's leader, terraform
+// (interruptedApplyProvider): the test starts it as the group's leader, terraform
 // joins its group, and it is killed when terraform ends, as terraform
 // ends its plugin processes.
 func (w *cliWorkspace) startApplyInGroup(t *testing.T, env ...string) (cmd *exec.Cmd, out *strings.Builder, done chan error) {
@@ -64,7 +64,7 @@ func (w *cliWorkspace) startApplyInGroup(t *testing.T, env ...string) (cmd *exec
 	cmd.Dir, cmd.Env = w.dir, append(append(os.Environ(), w.env...), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var provider *reattachedProvider
-	if cliProviderFor(w.tags, w.ownProcess, []string{"apply"}, w.base, w.env, os.Environ()) == providerReattached {
+	if interruptedApplyProvider(w.tags, w.ownProcess, w.base, w.env, os.Environ()) == providerReattached {
 		provider = w.startReattached(cmd.Env)
 		cmd.Env = append(cmd.Env, provider.env)
 		cmd.SysProcAttr.Pgid = provider.pgid()
