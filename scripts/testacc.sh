@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MPL-2.0
 #
 # make testacc: the whole acceptance suite on every server kind, as a queue
-# of small `go test` runs, TENANTDB_TESTACC_JOBS (default 3) side by side:
+# of small test runs (each package's test binary linked once and run as `go
+# test` runs it: scripts/testacc-bins.sh), TENANTDB_TESTACC_JOBS (default 3)
+# side by side:
 #
 #   <kind>-acc-<i>   the provider package's TestAcc tests of shard i of
 #                    TENANTDB_TESTACC_SHARDS (default 2), on one kind

@@ -150,12 +150,20 @@ func peerWorkspace(t *testing.T) *cliWorkspace {
 			return
 		}
 		cleanupDirs = append(cleanupDirs, dir)
-		for _, name := range []string{"mysql", "postgresql"} {
-			out, err := tryEnv("", os.Environ(), "go", "build", "-o", filepath.Join(dir, name, "terraform-provider-"+name), "./testdata/peerstandin")
-			if err != nil {
-				peerStandin.err = fmt.Errorf("go build peerstandin: %v\n%s", err, out)
-				return
-			}
+		// One stand-in serves both peers: built once, linked under each
+		// peer's name.
+		built := filepath.Join(dir, "mysql", "terraform-provider-mysql")
+		if out, err := tryEnv("", os.Environ(), "go", "build", "-o", built, "./testdata/peerstandin"); err != nil {
+			peerStandin.err = fmt.Errorf("go build peerstandin: %v\n%s", err, out)
+			return
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "postgresql"), 0o755); err != nil {
+			peerStandin.err = err
+			return
+		}
+		if err := os.Link(built, filepath.Join(dir, "postgresql", "terraform-provider-postgresql")); err != nil {
+			peerStandin.err = err
+			return
 		}
 		peerStandin.bin = dir
 	})
