@@ -185,6 +185,10 @@ done
 echo "testacc-docker: the servers that ran:"
 sort -u "$TENANTDB_TEST_VERSIONS_FILE" 2>/dev/null | sed 's/^/  /' || true
 if [ -n "$failed" ]; then
+	# What failed, named in the last lines (all a CI page may show).
+	for k in "${kinds[@]}"; do
+		[ "${STATUS[$k]}" = 0 ] || failure_digest "$logs/$k.log" | sed "s/^/testacc-docker: $k: /"
+	done
 	echo "testacc-docker: FAILED:$failed" >&2
 	exit 1
 fi

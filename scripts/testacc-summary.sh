@@ -27,3 +27,23 @@ summarize() {
 		awk '/^=== (RUN|CONT|PAUSE|NAME)/ { buf = "" } { buf = buf $0 "\n" } /--- FAIL/ { printf "%s", buf; buf = "" } /^(FAIL|panic:)/ { print }' "$log"
 	fi
 }
+
+# failure_digest LOG: a few lines naming what failed in a run, for the end
+# of the output (a CI page may show only the last lines): each failing
+# test with the last line it logged (file.go:N: ..., usually its t.Fatal;
+# go test -v names the test whose output follows in its === lines); when
+# no test failed, the panic (a timeout's names the tests still running)
+# or else the log's end (a build error).
+failure_digest() {
+	local log=$1
+	if grep -qE -- '--- FAIL:' "$log"; then
+		awk '/^=== (RUN|CONT|PAUSE|NAME) / { test = $3 }
+			/^ +[A-Za-z0-9_]+\.go:[0-9]+: / { line = $0; sub(/^ +/, "", line); last[test] = line }
+			/^ *--- FAIL: / { print $3 (($3 in last) ? ": " last[$3] : "") }' "$log" |
+			head -n 12 | cut -c1-240
+	elif grep -q '^panic:' "$log"; then
+		grep -m1 -A6 '^panic:' "$log" | cut -c1-240
+	else
+		tail -n 6 "$log" | cut -c1-240
+	fi
+}

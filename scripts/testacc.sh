@@ -30,7 +30,9 @@
 #
 # All run with -v into logs; what is printed is each run's end and time,
 # then per kind: its runs' time, each package's result, the subtests run
-# and, when something failed, every failing test's output. Every server a
+# and, when something failed, every failing test's output, and last a
+# line per failing test with the last line it logged (a CI page may show
+# only the output's end: scripts/testacc-summary.sh). Every server a
 # test starts records its kind and version (TENANTDB_TEST_VERSIONS_FILE);
 # after a run of every kind, scripts/check-compat.sh checks README's
 # compatibility table against them.
@@ -255,6 +257,10 @@ done
 echo "== the packages without servers and the provider's tests without one (unit): ${TOOK[unit]} s =="
 summarize "$logs/unit.log" | sed "s/^/[unit] /"
 if [ -n "$failed" ]; then
+	# What failed, named in the last lines (all a CI page may show).
+	for job in "${queue[@]}"; do
+		[ "${STATUS[$job]}" = 0 ] || failure_digest "$logs/$job.log" | sed "s/^/testacc: $job: /"
+	done
 	echo "testacc: FAILED:$failed" >&2
 	exit 1
 fi
