@@ -420,11 +420,13 @@ func SharedKind(t testing.TB, kind string, opts ...Option) *Server {
 // RunMain wraps testing.M: it runs the tests, then stops every server still
 // running (those Shared started and any Start left); it also stops them on
 // SIGINT/SIGTERM before exiting with 128+signal. A Stop failure turns a
-// passing run into exit code 1. Usage:
+// passing run into exit code 1. Names under .invalid resolve in-process
+// (dns_invalid.go). Usage:
 //
 //	func TestMain(m *testing.M) { os.Exit(testserver.RunMain(m)) }
 func RunMain(m *testing.M) (code int) {
 	runMainActive.Store(true)
+	answerInvalidNamesInProcess()
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
