@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient/connect"
+	"github.com/tenantdb/terraform-provider-tenantdb/internal/dbclient/session"
 	"github.com/tenantdb/terraform-provider-tenantdb/internal/testserver"
 )
 
@@ -40,13 +41,29 @@ func TestSSHBastion_poolReuse(t *testing.T) {
 			if ts.Engine == "postgres" {
 				q = "SELECT pg_backend_pid()"
 			}
-			seen := map[int64]bool{}
-			for range 4 {
-				var id int64
-				if err := s.sess.AdminPool().QueryRowContext(t.Context(), q).Scan(&id); err != nil {
+			// A connection lost under a statement (seen twice in full
+			// runs on a loaded machine, MySQL 9.7: the driver's "invalid
+			// connection", which operations retry as OutcomeUnknown) is
+			// not what this test is about: the row starts again, at most
+			// twice, and each loss is logged.
+			var seen map[int64]bool
+			for try := 1; ; try++ {
+				seen = map[int64]bool{}
+				var err error
+				for range 4 {
+					var id int64
+					if err = s.sess.AdminPool().QueryRowContext(t.Context(), q).Scan(&id); err != nil {
+						break
+					}
+					seen[id] = true
+				}
+				if err == nil {
+					break
+				}
+				if try == 3 || session.Classify(err) != connect.ClassOutcomeUnknown {
 					t.Fatal(err)
 				}
-				seen[id] = true
+				t.Logf("the connection was lost under a statement (try %d), the row starts again: %v", try, err)
 			}
 			if len(seen) != 1 {
 				t.Fatalf("4 statements in a row through the bastion ran on %d connections (%v), want 1: the pool does not reuse them", len(seen), seen)
