@@ -135,17 +135,24 @@ func (b *SSHBastion) GoString() string {
 	return "dbclient.SSHBastion(" + b.String() + ")"
 }
 
-// tunnels holds one SSH connection per bastion (by id) for the process.
+// tunnels holds one SSH connection per bastion (by id) for the process,
+// shared by every registry that reaches the bastion. Each registry holds
+// the tunnels of its servers (HoldTunnel) and lets go of them when it
+// closes (ReleaseTunnel); the last to let go closes the connection, so
+// closing one registry never cuts another's connections under a
+// statement (a process may have several: the acceptance tests serve
+// providers in-process side by side).
 var tunnels struct {
 	sync.Mutex
 	m map[string]*tunnel
 }
 
 type tunnel struct {
-	b      *SSHBastion
-	mu     sync.Mutex
-	client *ssh.Client
-	dead   chan struct{} // closed when client's connection ends
+	b       *SSHBastion
+	holders int // registries holding it (tunnels' lock)
+	mu      sync.Mutex
+	client  *ssh.Client
+	dead    chan struct{} // closed when client's connection ends
 	// hostKey is the pinned key client's bastion presented.
 	hostKey ssh.PublicKey
 }
@@ -153,6 +160,11 @@ type tunnel struct {
 func tunnelFor(b *SSHBastion) *tunnel {
 	tunnels.Lock()
 	defer tunnels.Unlock()
+	return tunnelLocked(b)
+}
+
+// tunnelLocked is b's tunnel, made when there is none; tunnels' lock held.
+func tunnelLocked(b *SSHBastion) *tunnel {
 	if tunnels.m == nil {
 		tunnels.m = map[string]*tunnel{}
 	}
@@ -164,19 +176,33 @@ func tunnelFor(b *SSHBastion) *tunnel {
 	return t
 }
 
-// CloseTunnels ends every SSH connection (the registry's Close).
-func CloseTunnels() {
+// HoldTunnel keeps b's SSH connection open for a registry until it calls
+// ReleaseTunnel.
+func HoldTunnel(b *SSHBastion) {
 	tunnels.Lock()
 	defer tunnels.Unlock()
-	for id, t := range tunnels.m {
-		t.mu.Lock()
-		if t.client != nil {
-			t.client.Close()
-			t.client = nil
-		}
-		t.mu.Unlock()
-		delete(tunnels.m, id)
+	tunnelLocked(b).holders++
+}
+
+// ReleaseTunnel lets go of a hold on b's tunnel; the last hold's release
+// ends the SSH connection (every channel on it).
+func ReleaseTunnel(b *SSHBastion) {
+	tunnels.Lock()
+	defer tunnels.Unlock()
+	t := tunnels.m[b.id]
+	if t == nil {
+		return
 	}
+	if t.holders--; t.holders > 0 {
+		return
+	}
+	t.mu.Lock()
+	if t.client != nil {
+		t.client.Close()
+		t.client = nil
+	}
+	t.mu.Unlock()
+	delete(tunnels.m, b.id)
 }
 
 // sshHandshakeTimeout bounds the SSH handshake when ctx has no deadline.

@@ -53,6 +53,9 @@ func (r *Registry) Server(ctx context.Context, spec connect.Spec) (*Server, erro
 	if !ok {
 		s = &Server{spec: spec, registry: r}
 		r.servers[key] = s
+		if spec.Bastion != nil {
+			connect.HoldTunnel(spec.Bastion)
+		}
 	}
 	r.mu.Unlock()
 	if err := s.init(ctx); err != nil {
@@ -61,15 +64,18 @@ func (r *Registry) Server(ctx context.Context, spec connect.Spec) (*Server, erro
 	return s, nil
 }
 
-// Close closes every pool.
+// Close closes every pool, and lets go of the SSH connections of its
+// servers' bastions (another registry's stay open).
 func (r *Registry) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for k, s := range r.servers {
 		s.close()
+		if s.spec.Bastion != nil {
+			connect.ReleaseTunnel(s.spec.Bastion)
+		}
 		delete(r.servers, k)
 	}
-	connect.CloseTunnels()
 }
 
 // Server is one database server reached as its admin: the tenant
